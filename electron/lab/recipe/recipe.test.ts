@@ -1,0 +1,87 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadRecipe, parseRecipe, RecipeError } from './loadRecipe';
+import { recipeJsonSchemaText, recipeSchemaFile } from './recipeJsonSchema';
+import { reasonsNotRunnable } from './runnability';
+
+const recipesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../recipes');
+const embeddedFile = path.join(recipesDir, 'embedded-gsm8k-style.yaml');
+const reefFile = path.join(recipesDir, 'reef-openclawrl-7gpu.yaml');
+
+function refusal(source: string): RecipeError {
+  try {
+    parseRecipe(source, 'bad.yaml');
+  } catch (error) {
+    if (error instanceof RecipeError) return error;
+    throw error;
+  }
+  throw new Error('the recipe was accepted');
+}
+
+describe('recipes', () => {
+  it('the committed JSON Schema is the one generated from the zod schema', async () => {
+    expect(await readFile(recipeSchemaFile, 'utf8')).toBe(recipeJsonSchemaText());
+  });
+
+  it('the embedded recipe is the miniature of Reef openclawrl and runs on a CPU-only host', async () => {
+    const { recipe } = await loadRecipe(embeddedFile);
+    expect(recipe.tasks.sessions).toBe(72);
+    expect(recipe.session.max_turns).toBe(8);
+    expect(recipe.student.kind).toBe('scripted');
+    expect(recipe.judge.prm.kind).toBe('rule');
+    expect(recipe.trainer.kind).toBe('embedded');
+    expect(recipe.gate.rounds).toBe(3);
+    expect(recipe.gate.confirm).toBe('manual');
+    expect(Object.values(recipe.devices).every((d) => d === 'cpu')).toBe(true);
+    expect(reasonsNotRunnable(recipe, { gpuCount: 0 })).toEqual([]);
+  });
+
+  it('the seven-GPU Reef recipe validates and says why it cannot run here', async () => {
+    const { recipe } = await loadRecipe(reefFile);
+    expect(recipe.devices.trainer).toEqual({ gpus: [1, 2, 3, 4] });
+    const reasons = reasonsNotRunnable(recipe, { gpuCount: 0 });
+    expect(reasons[0]).toMatch(/needs GPU 0, 1, 2, 3, 4, 5, 6, 7 but this host has 0 GPU/);
+    expect(reasons.join('\n')).toMatch(/sglang/);
+    expect(reasons.join('\n')).toMatch(/Python GPU trainer/);
+    // With eight GPUs the device complaint goes away, the software ones stay.
+    expect(reasonsNotRunnable(recipe, { gpuCount: 8 }).join('\n')).not.toMatch(/needs GPU/);
+  });
+
+  it('refuses a wrong type with the file, the line and the field', async () => {
+    const source = (await readFile(embeddedFile, 'utf8')).replace('rounds: 3 ', 'rounds: three ');
+    const error = refusal(source);
+    const line = source.split('\n').findIndex((l) => l.includes('rounds: three')) + 1;
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatchObject({ field: 'gate.rounds', line });
+    expect(error.message).toContain(`bad.yaml:${line}:`);
+  });
+
+  it('refuses a misspelt key at its own line', async () => {
+    const source = (await readFile(embeddedFile, 'utf8')).replace('max_update_norm:', 'max_update_nrom:');
+    const error = refusal(source);
+    const line = source.split('\n').findIndex((l) => l.includes('max_update_nrom')) + 1;
+    const unknown = error.problems.find((p) => p.field === 'gate.max_update_nrom');
+    expect(unknown?.line).toBe(line);
+    // and the real key is now missing
+    expect(error.problems.some((p) => p.field === 'gate.max_update_norm')).toBe(true);
+  });
+
+  it('refuses a nested out-of-range value inside a flow mapping', async () => {
+    const source = (await readFile(embeddedFile, 'utf8')).replace('top_p: 0.95, top_k: 20, max_tokens: 384', 'top_p: 1.5, top_k: 20, max_tokens: 384');
+    const error = refusal(source);
+    const line = source.split('\n').findIndex((l) => l.includes('top_p: 1.5')) + 1;
+    expect(error.problems[0]).toMatchObject({ field: 'gate.probe.sampling.top_p', line });
+  });
+
+  it('refuses broken YAML with its line', () => {
+    const error = refusal('name: x\nseed: [1, 2\ntasks: {}\n');
+    expect(error.problems[0]?.message).toMatch(/^YAML:/);
+    expect(error.problems[0]?.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it('names a missing file', async () => {
+    await expect(loadRecipe(path.join(recipesDir, 'nope.yaml'))).rejects.toThrow(/nope\.yaml.*cannot read/s);
+  });
+});

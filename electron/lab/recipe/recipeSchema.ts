@@ -1,0 +1,163 @@
+// The recipe: one YAML file that says everything a run does. The zod schema is
+// the single source: TypeScript types are inferred from it and
+// recipes/recipe.schema.json is generated from it (see recipeJsonSchema.ts).
+// Objects are strict so that a misspelt key is an error, not a silent default.
+import { z } from 'zod';
+
+const positiveInt = z.int().positive();
+const probability = z.number().min(0).max(1);
+
+/** Where a role's worker runs: the CPU, or a set of GPUs (CUDA_VISIBLE_DEVICES). */
+export const deviceSchema = z.union([
+  z.literal('cpu'),
+  z.strictObject({
+    gpus: z.array(z.int().min(0)).min(1).describe('GPU indices, exported as CUDA_VISIBLE_DEVICES'),
+  }),
+]);
+
+/** The device map, one entry per worker role (DESIGN §2). */
+export const deviceMapSchema = z.strictObject({
+  serving: deviceSchema.describe('the engine that serves the promoted version only'),
+  probe: deviceSchema.describe('the engine that probes candidates, isolated from serving'),
+  trainer: deviceSchema,
+  prm: deviceSchema,
+  student: deviceSchema,
+});
+
+export const samplingSchema = z.strictObject({
+  temperature: z.number().min(0).max(2).default(0.6),
+  top_p: z.number().gt(0).max(1).default(0.95),
+  top_k: z.int().min(0).default(20),
+  max_tokens: positiveInt,
+});
+
+/** An OpenAI-compatible endpoint (student, PRM or engine on a GPU host). */
+const endpointSchema = z.strictObject({
+  base_url: z.url(),
+  model: z.string().min(1),
+  api_key_env: z.string().min(1).optional().describe('name of the environment variable holding the key'),
+});
+
+export const tasksSchema = z.strictObject({
+  source: z.enum(['embedded', 'gsm8k-file']).describe(
+    'embedded: the seeded homework generator in the repository; gsm8k-file: a JSON list of {question, ground_truth_answer}',
+  ),
+  file: z.string().min(1).optional().describe('for gsm8k-file: the task list'),
+  probe_file: z.string().min(1).optional().describe('for gsm8k-file: the pinned probe set, disjoint from the tasks'),
+  sessions: positiveInt.describe('how many tasks are brought, one session each, in file order'),
+});
+
+export const sessionSchema = z.strictObject({
+  max_turns: positiveInt.max(64).default(8),
+  scored_reply: z.literal('first').default('first').describe('only the first reply is scored (DESIGN §1)'),
+});
+
+export const studentSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('scripted') }),
+  z.strictObject({ kind: z.literal('openai'), endpoint: endpointSchema, persona: z.string().min(1) }),
+]);
+
+export const prmSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('rule') }),
+  z.strictObject({
+    kind: z.literal('openai'),
+    endpoint: endpointSchema,
+    votes: positiveInt.describe('m: votes per turn, plurality wins, a tie is 0'),
+  }),
+]);
+
+export const hintJudgeSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('rule'), min_chars: z.int().min(0).default(10) }),
+  z.strictObject({ kind: z.literal('openai'), endpoint: endpointSchema, min_chars: z.int().min(0).default(10) }),
+]);
+
+export const policySchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('embedded'),
+    model_dir: z.string().min(1).describe('onnx policy directory (relative paths resolve against the repository root)'),
+    sampling: samplingSchema,
+    logprobs_top_k: positiveInt.default(4),
+  }),
+  z.strictObject({
+    kind: z.enum(['sglang', 'vllm']),
+    model: z.string().min(1).describe('a Hugging Face model id or a local path'),
+    tensor_parallel: positiveInt.default(1),
+    sampling: samplingSchema,
+    logprobs_top_k: positiveInt.default(4),
+  }),
+]);
+
+export const loraSchema = z.strictObject({
+  rank: positiveInt,
+  alpha: z.number().positive(),
+  target_modules: z
+    .array(z.enum(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']))
+    .min(1),
+});
+
+export const lossSchema = z.strictObject({
+  w_rl: z.number().min(0).default(1),
+  w_opd: z.number().min(0).default(1),
+  clip_low: z.number().min(0).default(0.2),
+  clip_high: z.number().min(0).default(0.28),
+  log_ratio_clamp: z.number().positive().default(20),
+  opd_top_k: positiveInt.default(4),
+  opd_advantage_clamp: z.number().positive().default(1),
+  entropy_coef: z.number().min(0).default(0),
+  kl_coef: z.number().min(0).default(0).describe('KL to the base; when > 0 it must reach the objective and be logged'),
+});
+
+export const optimizerSchema = z.strictObject({
+  kind: z.literal('adam'),
+  lr: z.number().positive(),
+  weight_decay: z.number().min(0).default(0.1),
+  betas: z.tuple([probability, probability]).default([0.9, 0.98]),
+});
+
+export const trainerSchema = z.strictObject({
+  kind: z.enum(['embedded', 'torch']),
+  batch_turns: positiveInt.describe('judged turns per optimizer step; one step makes one candidate'),
+  optimizer: optimizerSchema,
+  loss: lossSchema,
+  lora: loraSchema,
+  launcher: z.enum(['local', 'torchrun', 'ray']).default('local'),
+});
+
+export const marginsSchema = z.strictObject({
+  pass_rate: probability.describe('largest allowed drop against serving'),
+  gold_rate: probability,
+  answered_rate: probability,
+  mean_violations: z.number().min(0).describe('largest allowed rise in style markers per reply'),
+});
+
+export const gateSchema = z.strictObject({
+  rounds: positiveInt.default(3),
+  probe: z.strictObject({
+    problems: positiveInt.describe('how many pinned probe problems each round asks (disjoint from the sessions)'),
+    sampling: samplingSchema.describe('max_tokens must be large enough for a complete reply'),
+    seeds: z.literal('fresh').default('fresh').describe('a fresh seed each round, candidate and serving paired on it'),
+  }),
+  margins: marginsSchema,
+  max_update_norm: z.number().positive().describe('bound on the Frobenius norm of the LoRA update scale*B*A summed over modules'),
+  confirm: z.enum(['manual', 'auto']).default('manual'),
+});
+
+export const recipeSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+  description: z.string().min(1),
+  seed: z.int().min(0),
+  tasks: tasksSchema,
+  session: sessionSchema,
+  student: studentSchema,
+  judge: z.strictObject({ prm: prmSchema, hint: hintJudgeSchema }),
+  policy: policySchema,
+  trainer: trainerSchema,
+  gate: gateSchema,
+  devices: deviceMapSchema,
+});
+
+export type Recipe = z.infer<typeof recipeSchema>;
+export type Device = z.infer<typeof deviceSchema>;
+export type GateConfig = z.infer<typeof gateSchema>;
+export type Margins = z.infer<typeof marginsSchema>;
+export type Sampling = z.infer<typeof samplingSchema>;

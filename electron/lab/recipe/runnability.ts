@@ -1,0 +1,63 @@
+// Whether a valid recipe can run on this host, and if not, why — in words a
+// person can act on. A recipe can be valid (it describes Reef's seven-GPU
+// layout correctly) and still not runnable here.
+import { spawnSync } from 'node:child_process';
+import type { Device, Recipe } from './recipeSchema';
+
+export type HostFacts = { gpuCount: number };
+
+/** Counts NVIDIA GPUs with `nvidia-smi -L` (argument array, no shell); 0 when absent. */
+export function probeHost(): HostFacts {
+  const out = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8', timeout: 5000 });
+  if (out.status !== 0 || typeof out.stdout !== 'string') return { gpuCount: 0 };
+  return { gpuCount: out.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length };
+}
+
+function gpusOf(device: Device): number[] {
+  return device === 'cpu' ? [] : device.gpus;
+}
+
+/** Every reason the recipe cannot run on this host; empty when it can. */
+export function reasonsNotRunnable(recipe: Recipe, host: HostFacts): string[] {
+  const reasons: string[] = [];
+  const roles = Object.entries(recipe.devices) as [keyof Recipe['devices'], Device][];
+  const wanted = [...new Set(roles.flatMap(([, d]) => gpusOf(d)))].sort((a, b) => a - b);
+  const missing = wanted.filter((g) => g >= host.gpuCount);
+  if (missing.length > 0) {
+    const who = roles
+      .filter(([, d]) => gpusOf(d).some((g) => missing.includes(g)))
+      .map(([role, d]) => `${role} on GPU ${gpusOf(d).join(',')}`)
+      .join('; ');
+    reasons.push(
+      `needs GPU ${missing.join(', ')} but this host has ${host.gpuCount} GPU(s) (${who})`,
+    );
+  }
+  if (recipe.policy.kind !== 'embedded') {
+    reasons.push(
+      `policy engine '${recipe.policy.kind}' (${recipe.policy.model}) runs as an external server on a GPU host; ` +
+        'this build runs the embedded onnxruntime engine only',
+    );
+  }
+  if (recipe.trainer.kind !== 'embedded') {
+    reasons.push(
+      `trainer '${recipe.trainer.kind}' (launcher ${recipe.trainer.launcher}) needs the Python GPU trainer with CUDA; ` +
+        'this build runs the embedded TypeScript trainer only',
+    );
+  }
+  if (recipe.student.kind !== 'scripted') {
+    reasons.push(`student '${recipe.student.kind}' needs its endpoint ${recipe.student.endpoint.base_url} (${recipe.student.endpoint.model})`);
+  }
+  if (recipe.judge.prm.kind !== 'rule') {
+    reasons.push(`PRM '${recipe.judge.prm.kind}' needs its endpoint ${recipe.judge.prm.endpoint.base_url}`);
+  }
+  if (recipe.judge.hint.kind !== 'rule') {
+    reasons.push(`hint judge '${recipe.judge.hint.kind}' needs its endpoint ${recipe.judge.hint.endpoint.base_url}`);
+  }
+  if (recipe.tasks.source === 'gsm8k-file' && recipe.policy.kind === 'embedded') {
+    reasons.push('the embedded policy was built for the embedded homework; GSM8K text is outside its vocabulary');
+  }
+  if (recipe.tasks.source === 'gsm8k-file' && (!recipe.tasks.file || !recipe.tasks.probe_file)) {
+    reasons.push('tasks.source gsm8k-file needs tasks.file and tasks.probe_file');
+  }
+  return reasons;
+}
