@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseSafetensors, readSafetensors, serializeSafetensors, toFloat32, writeSafetensors } from './safetensors';
+
+function build(header: object, data: Uint8Array): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'safetensors-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('safetensors', () => {
+  it('reads a hand-made file byte for byte (format per the spec)', () => {
+    const data = new Uint8Array(new Float32Array([1, -2.5, 3, 4]).buffer);
+    const half = new Uint8Array([0x00, 0x3c, 0x00, 0xc0]); // F16 1.0, -2.0
+    const file = build(
+      {
+        __metadata__: { format: 'pt' },
+        b: { dtype: 'F16', shape: [2], data_offsets: [16, 20] },
+        a: { dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] },
+      },
+      new Uint8Array([...data, ...half]),
+    );
+    const parsed = parseSafetensors(file);
+    expect(parsed.metadata).toEqual({ format: 'pt' });
+    expect([...toFloat32('a', parsed.tensors.get('a')!).data]).toEqual([1, -2.5, 3, 4]);
+    expect([...toFloat32('b', parsed.tensors.get('b')!).data]).toEqual([1, -2]);
+  });
+
+  it('round-trips deterministically, header 8-byte aligned', async () => {
+    const tensors = {
+      'z.weight': { shape: [3], data: new Float32Array([1, 2, 3]) },
+      'a.weight': { shape: [1, 2], data: new Float32Array([Number.NaN, -0]) },
+    };
+    const bytes = serializeSafetensors(tensors, { step: '3' });
+    const headerLength = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+    expect(headerLength % 8).toBe(0);
+    expect(serializeSafetensors({ 'a.weight': tensors['a.weight'], 'z.weight': tensors['z.weight'] }, { step: '3' })).toEqual(bytes);
+    const path = join(dir, 'x.safetensors');
+    await writeSafetensors(path, tensors, { step: '3' });
+    const back = await readSafetensors(path);
+    expect(back.metadata).toEqual({ step: '3' });
+    expect(back.tensors.get('z.weight')!.shape).toEqual([3]);
+    const a = toFloat32('a.weight', back.tensors.get('a.weight')!).data;
+    expect(Number.isNaN(a[0])).toBe(true);
+    expect(Object.is(a[1], -0)).toBe(true);
+  });
+
+  it('rejects corrupt files with a reason', () => {
+    const ok = serializeSafetensors({ w: { shape: [2], data: new Float32Array([1, 2]) } });
+    expect(() => parseSafetensors(ok.subarray(0, 5))).toThrow(/shorter/);
+    expect(() => parseSafetensors(ok.subarray(0, ok.length - 1))).toThrow(/past the data section/);
+    const huge = ok.slice();
+    new DataView(huge.buffer).setBigUint64(0, 10n ** 12n, true);
+    expect(() => parseSafetensors(huge)).toThrow(/header length/);
+    const data = new Uint8Array(8);
+    expect(() => parseSafetensors(build({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, data))).toThrow(/do not hold/);
+    expect(() => parseSafetensors(build({ w: { dtype: 'Q4', shape: [2], data_offsets: [0, 8] } }, data))).toThrow(/dtype/);
+    expect(() =>
+      parseSafetensors(
+        build(
+          { a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } },
+          data,
+        ),
+      ),
+    ).toThrow(/overlap or gap/);
+    expect(() => parseSafetensors(build({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, data))).toThrow(/cover/);
+    const notJson = build({}, new Uint8Array());
+    notJson[8] = 0xff;
+    expect(() => parseSafetensors(notJson)).toThrow(/JSON/);
+  });
+
+  it('refuses to write inconsistent tensors', () => {
+    expect(() => serializeSafetensors({ w: { shape: [3], data: new Float32Array(2) } })).toThrow(/holds 3/);
+  });
+});
