@@ -1,0 +1,101 @@
+/**
+ * Which version serves, and the swap between requests (DESIGN invariant 5).
+ *
+ * Requests hold a lease for their whole life. A swap is a writer in a
+ * readers–writer lock with writer preference: once a swap is pending, new
+ * requests wait (they do not fail), the in-flight ones finish on the version
+ * they started with, then the engine loads and hash-checks the new adapter,
+ * and the waiting requests start on the new version. A failed swap leaves
+ * the previous version serving (fail closed) and rejects with the reason.
+ *
+ * The only way to change the version is `swapTo`, which the gate calls after
+ * `promote` or `rollback` has written the pointer.
+ */
+import { BASE_VERSION, verifyAdapterBlob } from './adapterBlob';
+import type { AdapterRef, EngineClient } from './engineClient';
+
+export type ServingVersion = { version: string; sha256: string | null };
+
+export type ServingLease = {
+  /** The version this request runs on, fixed when the lease was taken. */
+  readonly serving: ServingVersion;
+  release(): void;
+};
+
+export class ServingState {
+  #current: ServingVersion;
+  #inFlight = 0;
+  /** Set while a swap waits for in-flight requests or for the engine; new leases wait on it. */
+  #swapInProgress: Promise<void> | null = null;
+  #onDrained: (() => void) | null = null;
+  /** Swaps run one after another, in the order they were asked for. */
+  #swapQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly engine: EngineClient,
+    initial: ServingVersion,
+  ) {
+    this.#current = initial;
+  }
+
+  get current(): ServingVersion {
+    return this.#current;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  async acquire(): Promise<ServingLease> {
+    while (this.#swapInProgress) await this.#swapInProgress;
+    this.#inFlight += 1;
+    const serving = this.#current;
+    let released = false;
+    return {
+      serving,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#inFlight -= 1;
+        if (this.#inFlight === 0) this.#onDrained?.();
+      },
+    };
+  }
+
+  /** Serve `target` (null = the base model) from the next request on. */
+  swapTo(target: AdapterRef | null): Promise<ServingVersion> {
+    const swap = this.#swapQueue.then(() => this.#swap(target));
+    this.#swapQueue = swap.catch(() => undefined);
+    return swap;
+  }
+
+  async #swap(target: AdapterRef | null): Promise<ServingVersion> {
+    // Check the bytes before pausing anything: a bad blob never stalls serving.
+    if (target) await verifyAdapterBlob(target);
+    let finishSwap!: () => void;
+    this.#swapInProgress = new Promise<void>((resolve) => (finishSwap = resolve));
+    try {
+      await this.#drain();
+      const expected = target?.version ?? BASE_VERSION;
+      const loaded = await this.engine.setAdapter(target);
+      if (loaded !== expected) {
+        throw new Error(`the engine reports version ${JSON.stringify(loaded)} after loading ${JSON.stringify(expected)}`);
+      }
+      this.#current = { version: expected, sha256: target?.sha256 ?? null };
+      return this.#current;
+    } finally {
+      this.#swapInProgress = null;
+      finishSwap();
+    }
+  }
+
+  #drain(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#onDrained = () => {
+        this.#onDrained = null;
+        resolve();
+      };
+    });
+  }
+}
