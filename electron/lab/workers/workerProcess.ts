@@ -1,0 +1,190 @@
+/**
+ * One running worker process, whatever started it: a Node child with an IPC
+ * channel, an Electron utility process, or any program speaking JSON lines
+ * on stdin/stdout. Always spawned with an argument array, never a shell.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { WorkerEntry } from './workerEntry';
+import type { RequestMessage } from './workerMessages';
+import { utilityProcessFork } from './utilityProcessHost';
+
+/** Tells the worker which channel to listen on (read by serveWorker). */
+export const WORKER_CHANNEL_ENV = 'GATELAB_WORKER_CHANNEL';
+export type WorkerChannel = 'ipc' | 'utility' | 'jsonl';
+
+export interface WorkerExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** Set when the process could not be started or the channel broke. */
+  readonly error?: string;
+}
+
+export interface WorkerProcess {
+  readonly pid: number | undefined;
+  /** Throws when the channel is closed. */
+  send(message: RequestMessage): void;
+  onMessage(listener: (message: unknown) => void): void;
+  /** Called once, when the process is gone. */
+  onExit(listener: (exit: WorkerExit) => void): void;
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+export interface LaunchOptions {
+  /** For logs and Electron's service name. */
+  readonly name: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Each line the worker writes to stderr (and stdout, unless stdout is the channel). */
+  readonly onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+export function launchWorker(entry: WorkerEntry, options: LaunchOptions): WorkerProcess {
+  switch (entry.kind) {
+    case 'node':
+      return launchChild(entry.command, entry.args, entry.env, 'ipc', options);
+    case 'process':
+      return launchChild(entry.command, entry.args, entry.env, 'jsonl', options);
+    case 'utility':
+      return launchUtility(entry.modulePath, entry.args, options);
+    default: {
+      const unreachable: never = entry;
+      throw new Error(`unknown worker entry ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function forwardLines(stream: Readable | null | undefined, kind: 'stdout' | 'stderr', onLog: LaunchOptions['onLog']): void {
+  if (!stream) return;
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  lines.on('line', (line) => onLog?.(line, kind));
+}
+
+/** A tiny once-only event for exits, so late listeners still hear about it. */
+class ExitSignal {
+  private exit: WorkerExit | undefined;
+  private readonly listeners: Array<(exit: WorkerExit) => void> = [];
+
+  fire(exit: WorkerExit): void {
+    if (this.exit) return;
+    this.exit = exit;
+    for (const listener of this.listeners.splice(0)) listener(exit);
+  }
+
+  on(listener: (exit: WorkerExit) => void): void {
+    if (this.exit) listener(this.exit);
+    else this.listeners.push(listener);
+  }
+
+  get fired(): boolean {
+    return this.exit !== undefined;
+  }
+}
+
+function launchChild(
+  command: string,
+  args: readonly string[],
+  entryEnv: Readonly<Record<string, string>>,
+  channel: 'ipc' | 'jsonl',
+  options: LaunchOptions,
+): WorkerProcess {
+  const child: ChildProcess = spawn(command, [...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...entryEnv, ...options.env, [WORKER_CHANNEL_ENV]: channel },
+    stdio: channel === 'ipc' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
+    shell: false,
+    windowsHide: true,
+  });
+  const exit = new ExitSignal();
+  const messageListeners: Array<(message: unknown) => void> = [];
+  const deliver = (message: unknown) => {
+    for (const listener of messageListeners) listener(message);
+  };
+
+  child.on('error', (error) => {
+    // Spawn failures (ENOENT, EACCES) arrive here and no 'exit' follows.
+    if (child.pid === undefined) exit.fire({ code: null, signal: null, error: error.message });
+    else options.onLog?.(`[${options.name}] process error: ${error.message}`, 'stderr');
+  });
+  child.on('exit', (code, signal) => exit.fire({ code, signal }));
+  forwardLines(child.stderr, 'stderr', options.onLog);
+
+  if (channel === 'ipc') {
+    forwardLines(child.stdout, 'stdout', options.onLog);
+    child.on('message', deliver);
+  } else {
+    const lines = createInterface({ input: child.stdout as Readable, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      const trimmed = line.trim();
+      if (trimmed === '') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(trimmed);
+      } catch {
+        options.onLog?.(line, 'stdout');
+        return;
+      }
+      deliver(message);
+    });
+    // Writing to a dead child's stdin raises EPIPE asynchronously; the exit event reports it.
+    child.stdin?.on('error', (error) => options.onLog?.(`[${options.name}] stdin: ${error.message}`, 'stderr'));
+  }
+
+  return {
+    pid: child.pid,
+    send(message) {
+      if (exit.fired) throw new Error(`worker ${options.name} has exited`);
+      if (channel === 'ipc') {
+        if (!child.connected) throw new Error(`worker ${options.name}: IPC channel is closed`);
+        child.send(message);
+      } else {
+        if (!child.stdin || child.stdin.destroyed) throw new Error(`worker ${options.name}: stdin is closed`);
+        child.stdin.write(`${JSON.stringify(message)}\n`);
+      }
+    },
+    onMessage(listener) {
+      messageListeners.push(listener);
+    },
+    onExit(listener) {
+      exit.on(listener);
+    },
+    kill(signal) {
+      if (!exit.fired) child.kill(signal);
+    },
+  };
+}
+
+function launchUtility(modulePath: string, args: readonly string[], options: LaunchOptions): WorkerProcess {
+  const fork = utilityProcessFork();
+  if (!fork) throw new Error(`worker ${options.name}: no utilityProcess fork is registered (electron/main must register one)`);
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env, [WORKER_CHANNEL_ENV]: 'utility' };
+  const child = fork(modulePath, [...args], { env, stdio: 'pipe', serviceName: `gatelab-${options.name}` });
+  const exit = new ExitSignal();
+  const messageListeners: Array<(message: unknown) => void> = [];
+  child.on('message', (message) => {
+    for (const listener of messageListeners) listener(message);
+  });
+  child.on('exit', (code) => exit.fire({ code, signal: null }));
+  forwardLines(child.stdout, 'stdout', options.onLog);
+  forwardLines(child.stderr, 'stderr', options.onLog);
+  return {
+    get pid() {
+      return child.pid;
+    },
+    send(message) {
+      if (exit.fired) throw new Error(`worker ${options.name} has exited`);
+      child.postMessage(message);
+    },
+    onMessage(listener) {
+      messageListeners.push(listener);
+    },
+    onExit(listener) {
+      exit.on(listener);
+    },
+    kill() {
+      // Electron's UtilityProcess.kill() takes no signal: it terminates.
+      if (!exit.fired) child.kill();
+    },
+  };
+}
