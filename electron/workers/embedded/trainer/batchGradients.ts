@@ -1,0 +1,91 @@
+/**
+ * The loss of a batch of judged turns and its gradient with respect to every
+ * LoRA factor, at the current adapter:
+ *   1. forward (grad.onnx, zero grad_logits) → logits of prompt ++ response;
+ *   2. the objective (objective.ts) at every valid response position →
+ *      dLoss/dlogits, normalised by the batch's valid-token count;
+ *   3. grad.onnx with that dLoss/dlogits → the LoRA gradients.
+ * Calls are grouped under a token budget; gradients are sums, so the groups
+ * add up exactly to the whole batch.
+ */
+import type { FrozenBaseScores } from './frozenBaseScores';
+import type { FloatArray, GradGraph } from './gradGraph';
+import type { LoraParams } from './loraParams';
+import { logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
+import { groupByTokenBudget, padRight } from './sequenceBatch';
+import type { TrainSample } from './trainSample';
+
+export interface BatchGradients {
+  readonly loss: number;
+  /** Per valid token means of the unweighted terms (logged every step; kl is 0 when klCoef is 0). */
+  readonly pg: number;
+  readonly opd: number;
+  readonly kl: number;
+  readonly tokens: number;
+  /** Tokens the graph processed, padding included (forward + backward calls). */
+  readonly graphTokens: number;
+  readonly grads: Map<string, Float64Array>;
+}
+
+function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number): PositionInput {
+  const teacher = scores.teacherTopLogprobs?.[t];
+  const base = scores.baseLogprobs?.[t];
+  return {
+    sampledId: sample.responseIds[t] as number,
+    oldLogprob: sample.logprobs[t] as number,
+    reward: sample.reward,
+    ...(teacher !== undefined ? { opd: { ids: sample.topIds[t] as number[], old: sample.topLogprobs[t] as number[], teacher } } : {}),
+    ...(base !== undefined ? { baseLogprob: base } : {}),
+  };
+}
+
+export async function batchGradients(
+  graph: GradGraph,
+  params: LoraParams,
+  samples: readonly TrainSample[],
+  scores: readonly FrozenBaseScores[],
+  cfg: ObjectiveConfig,
+  maxTokensPerCall: number,
+): Promise<BatchGradients> {
+  const tokens = samples.reduce((n, s) => n + s.forced.filter((f) => !f).length, 0);
+  if (tokens === 0) throw new Error('the batch has no trainable token');
+  const vocab = graph.shape.vocabSize;
+  const grads = new Map<string, Float64Array>();
+  for (const [key, t] of params.tensors) grads.set(key, new Float64Array(t.data.length));
+  let pgSum = 0;
+  let opdSum = 0;
+  let klSum = 0;
+  let graphTokens = 0;
+  const sequences = samples.map((s) => ({ ids: [...s.promptIds, ...s.responseIds], responseStart: s.promptIds.length }));
+
+  for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
+    const batch = padRight(group.map((i) => sequences[i] as (typeof sequences)[number]));
+    const { logits } = await graph.run(batch, params, null);
+    const gradLogits: FloatArray = graph.dtype === 'float32' ? new Float32Array(logits.length) : new Float64Array(logits.length);
+    group.forEach((sampleIndex, b) => {
+      const sample = samples[sampleIndex] as TrainSample;
+      const sampleScores = scores[sampleIndex] as FrozenBaseScores;
+      for (let t = 0; t < sample.responseIds.length; t += 1) {
+        if (sample.forced[t]) continue; // calculator tokens never train
+        const pos = sample.promptIds.length - 1 + t;
+        const offset = (b * batch.time + pos) * vocab;
+        const row = logits.subarray(offset, offset + vocab);
+        const lse = logSumExpScaled(row, cfg.temperature);
+        const logp = (id: number) => (row[id] as number) / cfg.temperature - lse;
+        const terms = positionObjective(logp, positionInput(sample, sampleScores, t), cfg);
+        pgSum += terms.pg;
+        opdSum += terms.opd;
+        klSum += terms.kl;
+        writeLogitsGradient(row, lse, cfg.temperature, terms.ids, terms.dlogp, 1 / tokens, gradLogits.subarray(offset, offset + vocab));
+      }
+    });
+    const result = await graph.run(batch, params, gradLogits);
+    graphTokens += 2 * batch.batch * batch.time;
+    for (const [key, g] of result.grads ?? []) {
+      const acc = grads.get(key) as Float64Array;
+      for (let i = 0; i < acc.length; i += 1) acc[i] = (acc[i] as number) + (g[i] as number);
+    }
+  }
+  const loss = (cfg.wRl * pgSum + cfg.wOpd * opdSum + cfg.klCoef * klSum) / tokens;
+  return { loss, pg: pgSum / tokens, opd: opdSum / tokens, kl: klSum / tokens, tokens, graphTokens, grads };
+}

@@ -1,0 +1,87 @@
+/**
+ * What the frozen base (LoRA off) says about a sample, computed by the trainer
+ * itself because it already holds the base weights and the graph:
+ * - the OPD teacher: the base scoring the student's response with the hint
+ *   appended to the last user message (`hintedPromptIds`), at the old top-K ids;
+ * - the KL reference: the base scoring the response on the plain prompt.
+ * Neither depends on the adapter, so each is computed once per sample.
+ */
+import type { GradGraph } from './gradGraph';
+import { logSumExpScaled } from './objective';
+import { groupByTokenBudget, padRight, type TokenSequence } from './sequenceBatch';
+import type { TrainSample } from './trainSample';
+
+export interface FrozenBaseScores {
+  /** teacher(v) at each response position for the old top-K ids; null when the sample has no teacher. */
+  readonly teacherTopLogprobs: number[][] | null;
+  /** base log-prob of each sampled token on the plain prompt; null when not asked for. */
+  readonly baseLogprobs: number[] | null;
+}
+
+/**
+ * Log-probs (at `temperature`) that the frozen base gives, per response
+ * position, to the ids `pick(t)` — one forward pass per group of sequences.
+ */
+async function scoreWithBase(
+  graph: GradGraph,
+  sequences: readonly TokenSequence[],
+  responseLengths: readonly number[],
+  pick: (row: number, t: number) => readonly number[],
+  temperature: number,
+  maxTokensPerCall: number,
+): Promise<number[][][]> {
+  const out: number[][][] = sequences.map(() => []);
+  const vocab = graph.shape.vocabSize;
+  for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
+    const batch = padRight(group.map((i) => sequences[i] as TokenSequence));
+    const { logits } = await graph.run(batch, null, null);
+    group.forEach((seqIndex, b) => {
+      const seq = sequences[seqIndex] as TokenSequence;
+      for (let t = 0; t < (responseLengths[seqIndex] as number); t += 1) {
+        const pos = seq.responseStart - 1 + t;
+        const row = logits.subarray((b * batch.time + pos) * vocab, (b * batch.time + pos + 1) * vocab);
+        const lse = logSumExpScaled(row, temperature);
+        (out[seqIndex] as number[][]).push(pick(seqIndex, t).map((id) => (row[id] as number) / temperature - lse));
+      }
+    });
+  }
+  return out;
+}
+
+export async function frozenBaseScores(
+  graph: GradGraph,
+  samples: readonly TrainSample[],
+  options: { readonly needBase: boolean; readonly temperature: number; readonly maxTokensPerCall: number },
+): Promise<FrozenBaseScores[]> {
+  const lengths = samples.map((s) => s.responseIds.length);
+  const teacherIndex = samples.map((s, i) => (s.hintedPromptIds !== undefined ? i : -1)).filter((i) => i >= 0);
+  const teacherScores = await scoreWithBase(
+    graph,
+    teacherIndex.map((i) => {
+      const s = samples[i] as TrainSample;
+      const prompt = s.hintedPromptIds as number[];
+      return { ids: [...prompt, ...s.responseIds], responseStart: prompt.length };
+    }),
+    teacherIndex.map((i) => lengths[i] as number),
+    (row, t) => (samples[teacherIndex[row] as number] as TrainSample).topIds[t] as number[],
+    options.temperature,
+    options.maxTokensPerCall,
+  );
+  const baseScores = options.needBase
+    ? await scoreWithBase(
+        graph,
+        samples.map((s) => ({ ids: [...s.promptIds, ...s.responseIds], responseStart: s.promptIds.length })),
+        lengths,
+        (row, t) => [(samples[row] as TrainSample).responseIds[t] as number],
+        options.temperature,
+        options.maxTokensPerCall,
+      )
+    : null;
+  return samples.map((s, i) => {
+    const at = teacherIndex.indexOf(i);
+    return {
+      teacherTopLogprobs: at >= 0 ? (teacherScores[at] as number[][]) : (s.teacherTopLogprobs ?? null),
+      baseLogprobs: baseScores === null ? null : (baseScores[i] as number[][]).map((r) => r[0] as number),
+    };
+  });
+}

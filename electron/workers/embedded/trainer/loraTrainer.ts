@@ -1,0 +1,133 @@
+/**
+ * One optimizer step per batch of judged turns (DESIGN §1): validate the
+ * batch, score it with the frozen base (OPD teacher, KL reference), compute
+ * the loss and the LoRA gradients, clip, AdamW. Fails closed: a refused batch
+ * or a non-finite loss, gradient or update leaves the adapter as it was, so no
+ * candidate can come out of it.
+ */
+import { AdamW, clipGradNorm, type AdamWConfig } from './adamw';
+import { batchGradients, type BatchGradients } from './batchGradients';
+import { frozenBaseScores } from './frozenBaseScores';
+import type { GradGraph } from './gradGraph';
+import type { LoraParams } from './loraParams';
+import type { ObjectiveConfig } from './objective';
+import { parseTrainBatch, TrainerInputError, type TrainSample } from './trainSample';
+
+export interface TrainerOptions {
+  readonly objective: ObjectiveConfig;
+  readonly optimizer: AdamWConfig;
+  /** Padded tokens per graph call; bounds memory (activations of a whole call are kept for its backward). */
+  readonly maxTokensPerCall: number;
+}
+
+export interface StepReport {
+  readonly step: number;
+  readonly samples: number;
+  readonly tokens: number;
+  readonly loss: number;
+  readonly pg: number;
+  readonly opd: number;
+  /** Logged every step; it reaches the loss with klCoef. */
+  readonly kl: number;
+  readonly klCoef: number;
+  readonly gradNorm: number;
+  readonly clipped: boolean;
+  readonly lr: number;
+  /** L2 norm of the parameter change of this step. */
+  readonly updateNorm: number;
+  readonly seconds: number;
+  /** Trainable response tokens per second, the whole step (frozen-base scoring included). */
+  readonly tokensPerSecond: number;
+  /** Tokens through grad.onnx (padding, forward and backward calls included). */
+  readonly graphTokens: number;
+  readonly sessionRange: readonly string[];
+}
+
+/** A step that was refused after validation (non-finite numbers); the adapter is unchanged. */
+export class TrainerStepError extends Error {
+  override readonly name = 'TrainerStepError';
+}
+
+export class LoraTrainer {
+  private readonly optimizer: AdamW;
+  private current: LoraParams;
+
+  constructor(
+    readonly graph: GradGraph,
+    params: LoraParams,
+    readonly options: TrainerOptions,
+  ) {
+    this.optimizer = new AdamW(options.optimizer);
+    this.current = params;
+  }
+
+  get params(): LoraParams {
+    return this.current;
+  }
+
+  get steps(): number {
+    return this.optimizer.steps;
+  }
+
+  /** Schema, vocabulary and context-length checks; throws TrainerInputError. */
+  validate(raw: unknown): TrainSample[] {
+    const samples = parseTrainBatch(raw, this.graph.shape.vocabSize);
+    const max = this.graph.shape.maxPositions;
+    const tooLong = samples.findIndex((s) => Math.max(s.promptIds.length, s.hintedPromptIds?.length ?? 0) + s.responseIds.length > max);
+    if (tooLong >= 0) {
+      throw new TrainerInputError(`the training batch was refused, no candidate produced:\n  sample ${tooLong}: prompt + response exceed the model's ${max} positions`);
+    }
+    return samples;
+  }
+
+  /** Loss and gradients of a validated batch at the current adapter (no update). */
+  async gradients(samples: readonly TrainSample[]): Promise<BatchGradients> {
+    const { objective, maxTokensPerCall } = this.options;
+    const scores = await frozenBaseScores(this.graph, samples, {
+      needBase: objective.klCoef > 0,
+      temperature: objective.temperature,
+      maxTokensPerCall,
+    });
+    return batchGradients(this.graph, this.current, samples, scores, objective, maxTokensPerCall);
+  }
+
+  async step(raw: unknown, lr = this.options.optimizer.lr): Promise<StepReport> {
+    const started = performance.now();
+    const samples = this.validate(raw);
+    const result = await this.gradients(samples);
+    if (!Number.isFinite(result.loss)) throw new TrainerStepError(`the loss is ${result.loss}; the step was not taken`);
+    const gradList = [...result.grads.values()];
+    const gradNorm = clipGradNorm(gradList, this.options.optimizer.maxGradNorm);
+    if (!Number.isFinite(gradNorm)) throw new TrainerStepError(`the gradient norm is ${gradNorm}; the step was not taken`);
+
+    const next = this.current.clone();
+    const params = new Map([...next.tensors].map(([k, t]) => [k, t.data] as const));
+    this.optimizer.step(params, result.grads, lr);
+    if (!next.allFinite()) throw new TrainerStepError('the update produced non-finite weights; the step was not taken');
+    let update = 0;
+    for (const [key, t] of next.tensors) {
+      const before = this.current.tensors.get(key)?.data as Float64Array;
+      for (let i = 0; i < t.data.length; i += 1) update += ((t.data[i] as number) - (before[i] as number)) ** 2;
+    }
+    this.current = next;
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      step: this.optimizer.steps,
+      samples: samples.length,
+      tokens: result.tokens,
+      loss: result.loss,
+      pg: result.pg,
+      opd: result.opd,
+      kl: result.kl,
+      klCoef: this.options.objective.klCoef,
+      gradNorm,
+      clipped: gradNorm > this.options.optimizer.maxGradNorm,
+      lr,
+      updateNorm: Math.sqrt(update),
+      seconds,
+      tokensPerSecond: result.tokens / seconds,
+      graphTokens: result.graphTokens,
+      sessionRange: [...new Set(samples.map((s) => s.sessionId))],
+    };
+  }
+}
