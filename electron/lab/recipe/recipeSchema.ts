@@ -39,11 +39,12 @@ const endpointSchema = z.strictObject({
 });
 
 export const tasksSchema = z.strictObject({
-  source: z.enum(['embedded', 'gsm8k-file']).describe(
-    'embedded: the seeded homework generator in the repository; gsm8k-file: a JSON list of {question, ground_truth_answer}',
+  source: z.enum(['task-set', 'gsm8k-file']).describe(
+    "task-set: GateLab's task files (the seeded homework generator writes assets/homework/*.json); " +
+      'gsm8k-file: a JSON list of {question, ground_truth_answer} in file order',
   ),
-  file: z.string().min(1).optional().describe('for gsm8k-file: the task list'),
-  probe_file: z.string().min(1).optional().describe('for gsm8k-file: the pinned probe set, disjoint from the tasks'),
+  file: z.string().min(1).describe('the session tasks (relative paths resolve against the recipe file)'),
+  probe_file: z.string().min(1).describe('the pinned probe set, disjoint from the session tasks'),
   sessions: positiveInt.describe('how many tasks are brought, one session each, in file order'),
 });
 

@@ -1,0 +1,149 @@
+// Every event a run's journal holds. The journal is the run's source of
+// truth: the gate's candidate states, the serving pointer's history, which
+// sessions are done and which samples the trainer has consumed are all
+// derived from it, so a resumed run continues exactly where it stopped.
+import { z } from 'zod';
+import { servingPointerSchema } from './servingPointer';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+const candidateId = z.string().regex(/^c\d+$/);
+/** A version id: `base` or `v<step>-<8 hex>` (step 0 for a candidate that no trainer step made). */
+const versionId = servingPointerSchema.shape.version;
+
+export const rejectionCodes = [
+  'unreadable', // the blob cannot be read or parsed as safetensors
+  'hash-mismatch', // content hash differs from the manifest
+  'tensor-spec', // names, shapes or dtypes differ from the base's adapter spec
+  'non-finite', // NaN or Inf among the values
+  'update-norm', // the update is larger than the recipe's bound
+  'regression', // a probe round regressed against serving (the metric is in detail)
+  'probe-error', // the probe engine failed; fail closed
+  'promote-verify', // the blob changed between probing and promotion
+  'person', // a person rejected it
+] as const;
+export type RejectionCode = (typeof rejectionCodes)[number];
+
+export const rejectionSchema = z.strictObject({
+  code: z.enum(rejectionCodes),
+  detail: z.string(),
+  metric: z.enum(['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations']).optional(),
+});
+export type Rejection = z.infer<typeof rejectionSchema>;
+
+export const badCandidateKinds = [
+  'random-noise',
+  'reward-inverted',
+  'collapsed',
+  'nan-inf',
+  'wrong-shape',
+  'corrupted-bytes',
+] as const;
+export type BadCandidateKind = (typeof badCandidateKinds)[number];
+
+export const candidateSourceSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('trainer'), step: z.int().positive() }),
+  z.strictObject({ kind: z.literal('inject'), badKind: z.enum(badCandidateKinds) }),
+  z.strictObject({ kind: z.literal('file'), path: z.string() }),
+]);
+export type CandidateSource = z.infer<typeof candidateSourceSchema>;
+
+export const probeMetricsSchema = z.strictObject({
+  n: z.int().positive(),
+  pass_rate: z.number(),
+  clean_rate: z.number(),
+  gold_rate: z.number(),
+  answered_rate: z.number(),
+  mean_violations: z.number(),
+  mean_chars: z.number(),
+});
+export type ProbeMetrics = z.infer<typeof probeMetricsSchema>;
+
+const base = { seq: z.int().min(0), at: z.iso.datetime() };
+
+export const journalEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    ...base,
+    type: z.literal('run-started'),
+    runId: z.string(),
+    recipeFile: z.string(),
+    recipe: z.unknown().describe('the validated recipe, with the command-line overrides applied'),
+    baseVersion: servingPointerSchema,
+  }),
+  z.strictObject({ ...base, type: z.literal('run-resumed'), pid: z.int() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('session-completed'),
+    session: z.int().min(0),
+    taskId: z.string(),
+    accepted: z.boolean(),
+    turns: z.int().min(0),
+    versions: z.array(versionId).describe('the version that produced each assistant turn'),
+    transcript: z.string(),
+    samples: z.strictObject({ file: z.string(), sha256, count: z.int().min(0) }),
+    curve: z.record(z.string(), z.number()).describe("this session's row of curve.csv"),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('trainer-step'),
+    step: z.int().positive(),
+    throughSession: z.int().min(0).describe('every judged turn of sessions ≤ this one is in this or an earlier step'),
+    samples: z.int().positive(),
+    stats: z.record(z.string(), z.number()),
+    checkpoint: z.strictObject({ file: z.string(), sha256 }),
+    candidateId,
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('candidate-staged'),
+    id: candidateId,
+    version: versionId,
+    sha256: sha256.describe('the hash the manifest claims'),
+    blob: z.string().describe('path of the blob in the weight store, relative to the run folder'),
+    source: candidateSourceSchema,
+  }),
+  z.strictObject({ ...base, type: z.literal('candidate-verified'), id: candidateId, evidence: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ ...base, type: z.literal('candidate-probing'), id: candidateId, round: z.int().positive(), seed: z.int().min(0) }),
+  z.strictObject({
+    ...base,
+    type: z.literal('probe-round'),
+    id: candidateId,
+    round: z.int().positive(),
+    seed: z.int().min(0),
+    passed: z.boolean(),
+    failing: z.array(z.string()),
+    candidate: probeMetricsSchema,
+    serving: probeMetricsSchema.extend({ version: versionId }),
+    replies: z.string().describe('file with both sides’ probe replies and their markers'),
+  }),
+  z.strictObject({ ...base, type: z.literal('candidate-awaiting-confirm'), id: candidateId }),
+  z.strictObject({ ...base, type: z.literal('candidate-confirmed'), id: candidateId, by: z.enum(['auto', 'person']) }),
+  z.strictObject({
+    ...base,
+    type: z.literal('candidate-promoted'),
+    id: candidateId,
+    pointer: servingPointerSchema,
+    previous: servingPointerSchema,
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('candidate-rejected'),
+    id: candidateId,
+    reason: rejectionSchema,
+    pointer: servingPointerSchema.describe('the serving pointer, unchanged, at rejection'),
+  }),
+  z.strictObject({ ...base, type: z.literal('candidate-superseded'), id: candidateId, by: candidateId }),
+  z.strictObject({
+    ...base,
+    type: z.literal('serving-rolled-back'),
+    pointer: servingPointerSchema,
+    previous: servingPointerSchema,
+    by: z.enum(['person', 'gate']).describe("'gate': serving failed to load a promoted version, so the gate put the previous one back"),
+    reason: z.string().optional(),
+  }),
+  z.strictObject({ ...base, type: z.literal('run-completed'), wallSeconds: z.number() }),
+]);
+
+export type JournalEvent = z.infer<typeof journalEventSchema>;
+export type JournalEventType = JournalEvent['type'];
+/** An event as a caller writes it: the journal stamps seq and time. */
+export type NewJournalEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, 'seq' | 'at'> : never) : never;

@@ -1,0 +1,51 @@
+// runs/<id>/serving.json — which version serves. Written only by promote and
+// rollback (invariant 1), atomically: temp file, fsync, rename, fsync of the
+// folder so the rename itself survives a power cut (invariant 3).
+import { open, readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const servingPointerSchema = z.strictObject({
+  // `base`, or `v<step>-<first 8 hex of sha256>` (docs/internals.md); an
+  // injected or external candidate without a trainer step is `v0-…`.
+  version: z.string().regex(/^(base|v\d+-[0-9a-f]{8})$/),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type ServingPointer = z.infer<typeof servingPointerSchema>;
+
+export const servingPointerFile = (runDir: string): string => path.join(runDir, 'serving.json');
+
+export async function readServingPointer(runDir: string): Promise<ServingPointer | undefined> {
+  let text: string;
+  try {
+    text = await readFile(servingPointerFile(runDir), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return servingPointerSchema.parse(JSON.parse(text));
+}
+
+/**
+ * Replaces the pointer atomically. Only the gate's promote and rollback call
+ * this; everything else reads.
+ */
+export async function writeServingPointer(runDir: string, pointer: ServingPointer): Promise<void> {
+  const valid = servingPointerSchema.parse(pointer);
+  const target = servingPointerFile(runDir);
+  const temp = `${target}.${process.pid}.tmp`;
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(valid) + '\n');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, target);
+  const dir = await open(runDir, 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
