@@ -1,0 +1,160 @@
+/**
+ * The run's content-addressed weight store (`runs/<id>/weights/`,
+ * docs/internals.md "Candidates and the weight store"):
+ *
+ *   blobs/<sha256>.safetensors            the adapter bytes, named by their hash
+ *   versions/<version>/adapter_config.json PEFT's config
+ *   versions/<version>/manifest.json       base hash, step, data range, loss, blob hash
+ *
+ * A version id is `v<step>-<first 8 hex of the blob's sha256>`. Every file is
+ * written to a temporary name, fsynced and renamed, and the manifest is
+ * written last: a version whose manifest exists is complete, and a crash at
+ * any instant leaves at worst an orphan temp file or blob, never a torn one.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const sha256Pattern = /^[0-9a-f]{64}$/;
+const versionPattern = /^v(\d+)-([0-9a-f]{8})$/;
+
+export const candidateManifestSchema = z.strictObject({
+  version: z.string().regex(versionPattern),
+  kind: z.enum(['trainer', 'injected']).describe('trainer = produced by an optimizer step; injected = a deliberately bad candidate'),
+  /** What was injected or how it was made (e.g. "reward-inverted"); free text. */
+  note: z.string().optional(),
+  blobSha256: z.string().regex(sha256Pattern),
+  blobBytes: z.int().positive(),
+  baseModelSha256: z.string().regex(sha256Pattern),
+  step: z.int().min(0),
+  /** The judged turns the candidate was trained on (session ids, in order), cumulative over its steps. */
+  dataRange: z.object({ sessions: z.array(z.string()), turns: z.int().min(0) }),
+  loss: z.number().nullable(),
+  lora: z.object({ rank: z.int().positive(), alpha: z.number().positive(), targets: z.array(z.string()).min(1) }),
+  createdAt: z.string(),
+});
+export type CandidateManifest = z.infer<typeof candidateManifestSchema>;
+
+export interface StoredCandidate {
+  readonly version: string;
+  readonly sha256: string;
+  /** The blob; what the engine's setAdapter reads (`{ version, sha256, path }`). */
+  readonly path: string;
+  readonly manifestPath: string;
+  readonly manifest: CandidateManifest;
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function versionId(step: number, sha256: string): string {
+  return `v${step}-${sha256.slice(0, 8)}`;
+}
+
+async function writeFileAtomic(path: string, bytes: Uint8Array | string): Promise<void> {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'wx');
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export class WeightStore {
+  constructor(readonly root: string) {}
+
+  blobPath(sha256: string): string {
+    if (!sha256Pattern.test(sha256)) throw new Error(`not a sha256: ${JSON.stringify(sha256)}`);
+    return join(this.root, 'blobs', `${sha256}.safetensors`);
+  }
+
+  versionDir(version: string): string {
+    if (!versionPattern.test(version)) throw new Error(`not a version id: ${JSON.stringify(version)}`);
+    return join(this.root, 'versions', version);
+  }
+
+  /** Stores an adapter; the same bytes at the same step give the same version (idempotent). */
+  async put(input: {
+    readonly blob: Uint8Array;
+    readonly adapterConfig: object;
+    readonly manifest: Omit<CandidateManifest, 'version' | 'blobSha256' | 'blobBytes' | 'createdAt'>;
+  }): Promise<StoredCandidate> {
+    const sha256 = sha256Hex(input.blob);
+    const version = versionId(input.manifest.step, sha256);
+    const blobPath = this.blobPath(sha256);
+    const dir = this.versionDir(version);
+    await mkdir(join(this.root, 'blobs'), { recursive: true });
+    await mkdir(dir, { recursive: true });
+    const existing = await stat(blobPath).catch(() => null);
+    if (existing === null) {
+      await writeFileAtomic(blobPath, input.blob);
+      await syncDirectory(join(this.root, 'blobs'));
+    }
+    const manifest = candidateManifestSchema.parse({
+      ...input.manifest,
+      version,
+      blobSha256: sha256,
+      blobBytes: input.blob.byteLength,
+      createdAt: new Date().toISOString(),
+    });
+    await writeFileAtomic(join(dir, 'adapter_config.json'), `${JSON.stringify(input.adapterConfig, null, 2)}\n`);
+    const manifestPath = join(dir, 'manifest.json');
+    await writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+    await syncDirectory(dir);
+    return { version, sha256, path: blobPath, manifestPath, manifest };
+  }
+
+  /** A complete version's manifest (validated), or an error naming what is wrong. */
+  async get(version: string): Promise<StoredCandidate> {
+    const manifestPath = join(this.versionDir(version), 'manifest.json');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await readFile(manifestPath, 'utf8'));
+    } catch (error) {
+      throw new Error(`version ${version}: cannot read ${manifestPath}: ${(error as Error).message}`);
+    }
+    const manifest = candidateManifestSchema.parse(raw);
+    if (manifest.version !== version) throw new Error(`version ${version}: its manifest names ${manifest.version}`);
+    return { version, sha256: manifest.blobSha256, path: this.blobPath(manifest.blobSha256), manifestPath, manifest };
+  }
+
+  /** Complete versions (manifest present), oldest step first. */
+  async list(): Promise<string[]> {
+    const names = await readdir(join(this.root, 'versions')).catch(() => [] as string[]);
+    const complete: string[] = [];
+    for (const name of names) {
+      if (!versionPattern.test(name)) continue;
+      if (await stat(join(this.root, 'versions', name, 'manifest.json')).catch(() => null)) complete.push(name);
+    }
+    const stepOf = (v: string) => Number(versionPattern.exec(v)?.[1] ?? 0);
+    return complete.sort((a, b) => stepOf(a) - stepOf(b) || (a < b ? -1 : 1));
+  }
+
+  /** Recomputes a stored blob's sha256 (the gate's verify and promote re-check it). */
+  async hashOfBlob(sha256: string): Promise<string> {
+    return sha256Hex(await readFile(this.blobPath(sha256)));
+  }
+
+  /** Writes a directory PEFT can load: adapter_model.safetensors + adapter_config.json. */
+  async exportPeftDirectory(version: string, target: string): Promise<void> {
+    const stored = await this.get(version);
+    await rm(target, { recursive: true, force: true });
+    await mkdir(target, { recursive: true });
+    await copyFile(stored.path, join(target, 'adapter_model.safetensors'));
+    await copyFile(join(this.versionDir(version), 'adapter_config.json'), join(target, 'adapter_config.json'));
+  }
+}
