@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import type { EventTable } from './define';
+import { RunSummary } from './runs';
+
+export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LogEntry = z.strictObject({
+  at: z.iso.datetime(),
+  level: z.enum(LOG_LEVELS),
+  message: z.string(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+/** Events the core pushes to every connected renderer (IPC send / WebSocket). */
+export const labEvents = {
+  'lab.log': LogEntry,
+  'runs.loaded': RunSummary,
+} as const satisfies EventTable;

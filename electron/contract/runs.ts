@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { MethodTable } from './define';
+
+/**
+ * Reef's curve.csv columns, in Reef's order (DESIGN §1). The wire shape of a
+ * session row is spelled out here because this file is the contract; a test
+ * (electron/lab/app/curveColumns.test.ts) pins it to the metrics domain's
+ * column list so the two cannot drift.
+ */
+const flag = z.union([z.literal(0), z.literal(1)]);
+const rate = z.number().min(0).max(1);
+
+export const CurveRow = z.strictObject({
+  session: z.number().int().nonnegative(),
+  accept: flag,
+  bold: flag,
+  bullets: flag,
+  numbered: flag,
+  list: flag,
+  no_shown_work: flag,
+  no_gold_answer: flag,
+  style_clean: flag,
+  turns: z.number().int().nonnegative(),
+  first_reply_chars: z.number().int().nonnegative(),
+  accept_cum: z.number().int().nonnegative(),
+  accept_rate_10: rate,
+  bold_rate_10: rate,
+  list_rate_10: rate,
+  style_clean_rate_10: rate,
+});
+export type CurveRow = z.infer<typeof CurveRow>;
+export type CurveColumn = keyof CurveRow;
+
+/** One row of Reef's gate.csv: a gate decision per optimizer step. */
+export const GATE_OUTCOMES = ['select', 'reject'] as const;
+export type GateOutcome = (typeof GATE_OUTCOMES)[number];
+
+export const GateRow = z.strictObject({
+  step: z.number().int().nonnegative(),
+  outcome: z.enum(GATE_OUTCOMES),
+  clean_rate: rate,
+  best: rate,
+  answered_rate: rate,
+  gold_rate: rate,
+});
+export type GateRow = z.infer<typeof GateRow>;
+export type GateColumn = keyof GateRow;
+
+export const RUN_FILE_ROLES = ['curve', 'gate'] as const;
+export type RunFileRole = (typeof RUN_FILE_ROLES)[number];
+
+export const RunFileInfo = z.strictObject({
+  name: z.string(),
+  role: z.enum(RUN_FILE_ROLES),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type RunFileInfo = z.infer<typeof RunFileInfo>;
+
+export const RUN_SOURCE_KINDS = ['reference', 'files'] as const;
+export type RunSourceKind = (typeof RUN_SOURCE_KINDS)[number];
+
+export const RunSummary = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  sourceKind: z.enum(RUN_SOURCE_KINDS),
+  sessionCount: z.number().int().nonnegative(),
+  accepted: z.number().int().nonnegative(),
+  /** sessions_to_adaptation: the session that starts the first three accepts in a row; null if never. */
+  adaptationSession: z.number().int().nonnegative().nullable(),
+  gateSteps: z.number().int().nonnegative().nullable(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export const LoadedRun = z.strictObject({
+  summary: RunSummary,
+  files: z.array(RunFileInfo),
+  columns: z.array(z.string()),
+  sessions: z.array(CurveRow),
+  gate: z.strictObject({ columns: z.array(z.string()), steps: z.array(GateRow) }).nullable(),
+  /** Problems that do not stop the run from loading, e.g. derived columns that disagree with the per-session ones. */
+  warnings: z.array(z.string()),
+});
+export type LoadedRun = z.infer<typeof LoadedRun>;
+
+/** The published result the curve viewer marks on every chart. */
+export const PublishedResult = z.strictObject({
+  adaptationSession: z.number().int().nonnegative(),
+  curveSessions: z.number().int().positive(),
+  source: z.string(),
+});
+export type PublishedResult = z.infer<typeof PublishedResult>;
+
+export const ReferenceRunInfo = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  sessions: z.number().int().nonnegative(),
+});
+export type ReferenceRunInfo = z.infer<typeof ReferenceRunInfo>;
+
+/** Upper bound on one CSV sent through the API; a 72-session curve is ~3.5 KB. */
+export const MAX_RUN_FILE_CHARS = 4 * 1024 * 1024;
+
+export const RunFileText = z.strictObject({
+  name: z.string().min(1).max(255),
+  text: z.string().max(MAX_RUN_FILE_CHARS),
+});
+export type RunFileText = z.infer<typeof RunFileText>;
+
+export const runsMethods = {
+  'runs.listReferences': {
+    summary: 'The reference runs shipped with the app and the published result they are compared with.',
+    params: z.strictObject({}),
+    result: z.strictObject({ published: PublishedResult, runs: z.array(ReferenceRunInfo) }),
+  },
+  'runs.openReference': {
+    summary: 'Load a shipped reference run (its hashes are checked first).',
+    params: z.strictObject({ id: z.string().min(1).max(200) }),
+    result: LoadedRun,
+  },
+  'runs.openFiles': {
+    summary:
+      'Load a run from the text of its curve.csv and, optionally, its gate.csv (told apart by their headers).',
+    params: z.strictObject({ files: z.array(RunFileText).min(1).max(2) }),
+    result: LoadedRun,
+  },
+} as const satisfies MethodTable;

@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { AppInfo, AppMode, LabHandlers, LoadedRun } from '../../contract';
+import { createLabEventBus } from './eventBus';
+import type { LabEventBus } from './eventBus';
+import { createReferenceLibrary } from './referenceRuns';
+import { loadRunFromTexts, sha256Hex } from './runFiles';
+
+export interface LabCoreOptions {
+  /** The app's assets folder (assets/ in the repository, app.asar/assets when packaged). */
+  readonly assetsDir: string;
+  readonly version: string;
+  readonly mode: AppMode;
+}
+
+/** The lab core as both transports see it: one handler per LabApi method, and its events. */
+export interface LabCore {
+  readonly handlers: LabHandlers;
+  readonly events: LabEventBus;
+}
+
+/**
+ * The facade IPC and HTTP both call. It holds no transport logic and imports
+ * nothing from Electron; later domains (recipe, run, gate) add their handlers
+ * here.
+ */
+export function createLabCore(options: LabCoreOptions): LabCore {
+  const events = createLabEventBus();
+  const references = createReferenceLibrary(join(options.assetsDir, 'reference'));
+  const info: AppInfo = {
+    name: 'GateLab',
+    version: options.version,
+    mode: options.mode,
+    platform: `${process.platform}-${process.arch}`,
+    versions: { node: process.versions.node, electron: process.versions.electron ?? null },
+    startedAt: new Date().toISOString(),
+  };
+
+  const announce = (run: LoadedRun): LoadedRun => {
+    const { summary } = run;
+    const adaptation =
+      summary.adaptationSession === null ? 'adaptation not reached' : `adaptation at session ${summary.adaptationSession}`;
+    events.log('info', `Opened ${summary.title}: ${summary.sessionCount} sessions, ${summary.accepted} accepted, ${adaptation}.`);
+    for (const warning of run.warnings) events.log('warn', warning);
+    events.emit('runs.loaded', summary);
+    return run;
+  };
+
+  const handlers: LabHandlers = {
+    'app.info': async () => info,
+    'runs.listReferences': async () => references.list(),
+    'runs.openReference': async ({ id }) => announce(await references.open(id)),
+    'runs.openFiles': async ({ files }) => {
+      const curveName = files[0]?.name ?? 'run';
+      try {
+        const run = loadRunFromTexts(files, {
+          kind: 'files',
+          id: `files:${sha256Hex(files.map((f) => f.text).join('\0')).slice(0, 12)}`,
+          title: files.map((f) => f.name).join(' + '),
+        });
+        return announce(run);
+      } catch (error) {
+        events.log('error', `Could not open ${curveName}: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
+    },
+  };
+
+  return { handlers, events };
+}
