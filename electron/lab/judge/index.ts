@@ -9,3 +9,4 @@ export { createRulePrm, createRuleHintJudge, ruleScore, ruleHint } from './ruleJ
 export { createLlmPrm, createLlmHintJudge, llmEndpointSchema, JudgeUnavailableError, type LlmEndpointConfig } from './llmJudge';
 export { HINT_START, HINT_END, prmMessages, hintMessages, parsePrmVote, parseHintVote } from './llmPrompts';
 export { createTurnJudge, type TurnJudgeOptions } from './createTurnJudge';
+export { verdictSchema } from './verdictSchema';
