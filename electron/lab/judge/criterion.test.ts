@@ -88,6 +88,7 @@ const cases: Case[] = [
   { name: 'filler of 24 characters is allowed, 25 is not', reply: `7 ${'a'.repeat(22)} + 1 and 8 ${'b'.repeat(23)} + 1, so 36.`, gold: 36, accepted: false, shownWork: [`7 ${'a'.repeat(22)} + 1`] },
   { name: 'a line break inside the filler breaks the match', reply: 'We take 20\n+ 44 and 100\n× 64, so 36.', gold: 36, accepted: false, failures: ['no-shown-work'], shownWork: [] },
   { name: 'thousands commas and decimals are one number', reply: 'It costs 1,250.50 + 2,000 = 3,250.50 and then 3,250.50 - 250.50 = 3,000.', gold: 3000, accepted: true, shownWork: ['1,250.50 + 2,000', '3,250.50 - 250.50'], goldText: '3,000' },
+  { name: 'a long digit run is one number, never split', reply: 'Add 123456789 + 1 and 12,34 + 5 to get 36.', gold: 36, accepted: true, shownWork: ['123456789 + 1', '34 + 5'] },
   { name: 'a hyphen counts as minus (as written in DESIGN)', reply: 'A 3-4 hour trip and a 5-6 hour trip: 36.', gold: 36, accepted: true, shownWork: ['3-4', '5-6'] },
   { name: 'a short "clean" answer without work (Reef failure mode)', reply: 'The sisters need 36 more signatures to reach their goal of one hundred by summer.', gold: 36, accepted: false, failures: ['no-shown-work'] },
 

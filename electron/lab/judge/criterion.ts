@@ -64,7 +64,10 @@ const NUMBER = String.raw`(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`;
 // Filler: 0-24 characters, none of them a digit, a line break or an operator sign.
 const FILLER = String.raw`[^\d\r\n=+*/×÷\-]{0,24}`;
 const OPERATOR = String.raw`(?:[=+*/×÷\-]|\b(?:plus|minus|times|divided[ \t]+by|equals)\b)`;
-const SHOWN_WORK_RE = new RegExp(`${NUMBER}${FILLER}${OPERATOR}${FILLER}${NUMBER}`, 'giu');
+// A match starts at the first digit of a number, never inside one: the same
+// matches as a scan from every position, without the quadratic backtracking
+// a long run of digits would otherwise cost.
+const SHOWN_WORK_RE = new RegExp(`(?<!\\d)${NUMBER}${FILLER}${OPERATOR}${FILLER}${NUMBER}`, 'giu');
 
 // Markers anchored at a line start (after an optional indent). Each pattern is
 // applied to one line with its terminator removed.
@@ -76,8 +79,9 @@ const LINE_MARKERS: readonly { kind: MarkerKind; re: RegExp }[] = [
   { kind: 'rule-line', re: /^[ \t]*(---|___|\|)/u },
 ];
 
-// Bold: "**" + at least one non-space character (no "*" inside) + "**", on one line.
-const BOLD_RE = /\*\*[^*\r\n]*[^*\s][^*\r\n]*\*\*/gu;
+// Bold: "**" + at least one non-space character (no "*" inside) + "**", on one
+// line. The lookahead checks for the non-space once, keeping the scan linear.
+const BOLD_RE = /\*\*(?=[^*\r\n]*[^*\s])[^*\r\n]+\*\*/gu;
 const BOXED_RE = /\\boxed(?:\{[^{}\r\n]*\})?/gu;
 const FINAL_ANSWER_RE = /final[ \t]+answer[ \t]*:/giu;
 
