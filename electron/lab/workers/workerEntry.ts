@@ -15,6 +15,7 @@ import { utilityProcessFork } from './utilityProcessHost';
 /** Each worker's source file, relative to electron/workers/. */
 export const WORKER_SOURCES = {
   engine: 'embedded/engineWorker.ts',
+  trainer: 'embedded/trainer/trainerWorker.ts',
 } as const satisfies Record<string, string>;
 
 export type WorkerName = keyof typeof WORKER_SOURCES;

@@ -56,6 +56,8 @@ export class LoraTrainer {
     readonly graph: GradGraph,
     params: LoraParams,
     readonly options: TrainerOptions,
+    /** Steps already behind the given adapter (a resumed run); version ids continue from here. */
+    private readonly stepsBefore = 0,
   ) {
     this.optimizer = new AdamW(options.optimizer);
     this.current = params;
@@ -66,7 +68,7 @@ export class LoraTrainer {
   }
 
   get steps(): number {
-    return this.optimizer.steps;
+    return this.stepsBefore + this.optimizer.steps;
   }
 
   /** Schema, vocabulary and context-length checks; throws TrainerInputError. */
@@ -112,7 +114,7 @@ export class LoraTrainer {
     this.current = next;
     const seconds = (performance.now() - started) / 1000;
     return {
-      step: this.optimizer.steps,
+      step: this.steps,
       samples: samples.length,
       tokens: result.tokens,
       loss: result.loss,

@@ -4,10 +4,10 @@
  * tensor names in float32, and `adapter_config.json`, so that Python PEFT
  * (`PeftModel.from_pretrained`) could load it onto the HF base.
  */
-import { adapterSpec, peftTargetName, peftTensorName, type LoraSettings } from '../../../lab/weights/adapterSpec';
-import { LORA_MODULES } from '../../../lab/weights/policyConfig';
-import { serializeSafetensors, type Float32Tensor } from '../../../lab/weights/safetensors';
-import type { LoraParams } from './loraParams';
+import { adapterSpec, adapterSpecProblems, peftTargetName, peftTensorName, type LoraSettings } from '../../../lab/weights/adapterSpec';
+import { LORA_MODULES, type PolicyShape } from '../../../lab/weights/policyConfig';
+import { parseSafetensors, serializeSafetensors, toFloat32, type Float32Tensor, type RawTensor } from '../../../lab/weights/safetensors';
+import { LoraParams } from './loraParams';
 
 /** PEFT's LoraConfig as saved by `save_pretrained` (fields PEFT reads; the rest take its defaults). */
 export interface PeftAdapterConfig {
@@ -57,8 +57,31 @@ export function peftTensors(params: LoraParams): Map<string, Float32Tensor> {
   return out;
 }
 
+/**
+ * The safetensors `__metadata__`: `format: pt` as torch writers set it, and the
+ * LoRA alpha and rank so the engine can compute scale = alpha / r from the
+ * blob alone (engineProtocol: AdapterRef.loraAlpha is optional when present).
+ */
+export function peftAdapterMetadata(settings: LoraSettings): Record<string, string> {
+  return { format: 'pt', lora_alpha: String(settings.alpha), r: String(settings.rank) };
+}
+
 /** The safetensors bytes of the adapter (deterministic: same weights, same bytes, same sha256). */
 export function serializePeftAdapter(params: LoraParams): Uint8Array {
   if (!params.allFinite()) throw new Error('refusing to write an adapter with non-finite weights');
-  return serializeSafetensors(peftTensors(params), { format: 'pt' });
+  return serializeSafetensors(peftTensors(params), peftAdapterMetadata(params.settings));
+}
+
+/** Reads an adapter this module wrote back into trainable factors (resuming after a restart). */
+export function parsePeftAdapter(bytes: Uint8Array, shape: PolicyShape, settings: LoraSettings): LoraParams {
+  const file = parseSafetensors(bytes);
+  const problems = adapterSpecProblems(file, adapterSpec(shape, settings));
+  if (problems.length > 0) throw new Error(`the adapter does not match its spec: ${problems.slice(0, 3).join('; ')}`);
+  const values = new Map<string, Float32Array>();
+  for (const spec of adapterSpec(shape, settings)) {
+    values.set(`lora.${spec.layer}.${spec.module}.${spec.part}`, toFloat32(spec.name, file.tensors.get(spec.name) as RawTensor).data);
+  }
+  const params = LoraParams.fromValues(shape, settings, values);
+  if (!params.allFinite()) throw new Error('the adapter holds non-finite weights');
+  return params;
 }
