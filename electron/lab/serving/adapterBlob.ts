@@ -8,8 +8,11 @@ import type { AdapterRef } from './engineClient';
 
 export const BASE_VERSION = 'base';
 
-/** A version id is `v<step>-<first 8 hex of sha256>` (docs/internals.md). */
-const versionIdPattern = /^v(\d+)-([0-9a-f]{8})$/;
+/**
+ * A version id is `v<step>-<first 8 hex of sha256>` (docs/internals.md); other
+ * producers (e.g. injected candidates) use another prefix, same suffix.
+ */
+const versionIdPattern = /^([a-z0-9]+)-([0-9a-f]{8})$/;
 const sha256Pattern = /^[0-9a-f]{64}$/;
 
 export async function sha256OfFile(path: string): Promise<string> {
@@ -26,7 +29,7 @@ export async function verifyAdapterBlob(adapter: AdapterRef): Promise<void> {
   const match = versionIdPattern.exec(adapter.version);
   if (!match || match[2] !== adapter.sha256.slice(0, 8)) {
     throw new Error(
-      `adapter version ${JSON.stringify(adapter.version)} does not name sha256 ${adapter.sha256.slice(0, 8)}… (expected v<step>-${adapter.sha256.slice(0, 8)})`,
+      `adapter version ${JSON.stringify(adapter.version)} does not name sha256 ${adapter.sha256.slice(0, 8)}… (expected <prefix>-${adapter.sha256.slice(0, 8)})`,
     );
   }
   let actual: string;

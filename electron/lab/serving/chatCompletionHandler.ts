@@ -12,7 +12,6 @@ import {
   chatCompletionChunk,
   logprobsContent,
   newCompletionFrame,
-  textOf,
   usageOf,
   type CompletionFrame,
 } from './chatCompletionResponse';
@@ -145,7 +144,7 @@ async function streamCompletion(
   let firstTokenMs: number | null = null;
 
   const sendTokens = (tokens: GeneratedTokens): void => {
-    const content = textOf(tokens, ctx.tokenizer);
+    const content = tokens.text;
     const logprobs = prepared.returnLogprobs
       ? { content: logprobsContent(tokens, ctx.tokenizer, prepared.topLogprobs), refusal: null }
       : null;

@@ -88,11 +88,6 @@ export function logprobsContent(tokens: GeneratedTokens, tokenizer: GatewayToken
   return content;
 }
 
-/** The reply text of a run of tokens, as the tokenizer decodes it (for streamed deltas). */
-export function textOf(tokens: GeneratedTokens, tokenizer: GatewayTokenizer): string {
-  return tokens.tokenIds.map((id) => tokenizer.tokenText(id)).join('');
-}
-
 export function chatCompletion(
   frame: CompletionFrame,
   content: string,

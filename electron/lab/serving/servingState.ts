@@ -34,6 +34,8 @@ export class ServingState {
   constructor(
     private readonly engine: EngineClient,
     initial: ServingVersion,
+    /** The base model's hash, reported when the base serves (null when unknown). */
+    private readonly baseSha256: string | null = null,
   ) {
     this.#current = initial;
   }
@@ -81,7 +83,7 @@ export class ServingState {
       if (loaded !== expected) {
         throw new Error(`the engine reports version ${JSON.stringify(loaded)} after loading ${JSON.stringify(expected)}`);
       }
-      this.#current = { version: expected, sha256: target?.sha256 ?? null };
+      this.#current = { version: expected, sha256: target?.sha256 ?? this.baseSha256 };
       return this.#current;
     } finally {
       this.#swapInProgress = null;

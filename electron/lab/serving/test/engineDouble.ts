@@ -70,8 +70,10 @@ export class EngineDouble implements EngineClient {
     const finishReason = count < request.sampling.maxTokens ? 'stop' : 'length';
     if (finishReason === 'stop') ids.push(END);
     const k = request.logprobsTopK;
+    const textOf = (some: readonly number[]): string => some.map((id) => (id === END ? '' : (doubleVocab[id] ?? ''))).join('');
     const tokens: GeneratedTokens = {
       tokenIds: ids,
+      text: textOf(ids),
       logprobs: ids.map((_, i) => -0.1 * (i + 1)),
       topIds: ids.map((id) => [id, ...wordIds.filter((w) => w !== id)].slice(0, k)),
       topLogprobs: ids.map((_, i) => Array.from({ length: k }, (_, j) => -0.1 * (i + 1) - j)),
@@ -79,7 +81,7 @@ export class EngineDouble implements EngineClient {
     };
     if (this.stream && onTokens) {
       for (let i = 0; i < ids.length; i += 1) {
-        onTokens(sliceTokens(tokens, i, i + 1));
+        onTokens({ ...sliceTokens(tokens, i, i + 1), text: textOf(ids.slice(i, i + 1)) });
         if (i === 0 && this.holdGeneration) await this.holdGeneration.promise;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -88,11 +90,12 @@ export class EngineDouble implements EngineClient {
     }
     return {
       ...tokens,
-      text: ids.map((id) => (id === END ? '' : (doubleVocab[id] ?? ''))).join(''),
       finishReason,
       promptTokens: new WordTokenizerDouble().countPromptTokens(request.messages),
       completionTokens: ids.length,
       version: this.reportVersion ?? startVersion,
+      seed: request.seed,
+      timings: { promptMs: 0.5, decodeMs: 1.5 },
     };
   }
 
@@ -108,7 +111,7 @@ export class EngineDouble implements EngineClient {
   }
 }
 
-function sliceTokens(tokens: GeneratedTokens, start: number, end: number): GeneratedTokens {
+function sliceTokens(tokens: GeneratedTokens, start: number, end: number): Omit<GeneratedTokens, 'text'> {
   return {
     tokenIds: tokens.tokenIds.slice(start, end),
     logprobs: tokens.logprobs.slice(start, end),
