@@ -1,0 +1,37 @@
+/**
+ * The engine worker process: one Engine behind the supervisor's RPC
+ * (docs/internals.md, "The engine worker"). Started by
+ * electron/lab/workers/ — `workerEntry('engine')`.
+ */
+import { serveWorker, WorkerError } from '../../lab/workers/serveWorker';
+import { Engine } from './engine';
+import { engineProtocol } from './engineProtocol';
+
+let engine: Engine | undefined;
+let loading: Promise<Engine> | undefined;
+
+function loaded(): Engine {
+  if (!engine) throw new WorkerError('not_loaded', 'call load({ modelDir }) first');
+  return engine;
+}
+
+const maxBatch = process.env.GATELAB_ENGINE_MAX_BATCH === undefined ? undefined : Number(process.env.GATELAB_ENGINE_MAX_BATCH);
+
+serveWorker(engineProtocol, {
+  load: async ({ modelDir }) => {
+    // One model per process: a second load of the same directory is a no-op.
+    if (engine && engine.model.dir === modelDir) return engine.info;
+    if (engine) throw new WorkerError('bad_request', `already serving ${engine.model.dir}; start another worker for ${modelDir}`);
+    loading ??= Engine.load(modelDir, maxBatch === undefined ? {} : { maxBatch });
+    try {
+      engine = await loading;
+    } catch (error) {
+      loading = undefined;
+      throw new WorkerError('not_loaded', `cannot load the model: ${(error as Error).message}`);
+    }
+    return engine.info;
+  },
+  setAdapter: async (ref) => ({ version: await loaded().setAdapter(ref) }),
+  generate: (params, { progress }) => loaded().generate(params, params.stream ? progress : undefined),
+  score: (params) => loaded().score(params),
+});
