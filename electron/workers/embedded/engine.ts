@@ -155,7 +155,8 @@ export class Engine {
         ),
       );
     }
-    const seed = params.seed ?? randomInt(0, 2 ** 48);
+    // crypto.randomInt needs max - min < 2^48.
+    const seed = params.seed ?? randomInt(0, 2 ** 48 - 1);
     return new Promise<GenerateResult>((resolve, reject) => {
       this.queue.push({
         params,
