@@ -1,7 +1,7 @@
 /**
  * The loss of a batch of judged turns and its gradient with respect to every
  * LoRA factor, at the current adapter:
- *   1. forward (grad.onnx, zero grad_logits) → logits of prompt ++ response;
+ *   1. forward (decode.onnx, or grad.onnx with zero grad_logits) → logits of prompt ++ response;
  *   2. the objective (objective.ts) at every valid response position →
  *      dLoss/dlogits, normalised by the batch's valid-token count;
  *   3. grad.onnx with that dLoss/dlogits → the LoRA gradients.
@@ -9,7 +9,8 @@
  * add up exactly to the whole batch.
  */
 import type { FrozenBaseScores } from './frozenBaseScores';
-import type { FloatArray, GradGraph } from './gradGraph';
+import type { GradGraph } from './gradGraph';
+import type { FloatArray, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import { logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
 import { groupByTokenBudget, padRight } from './sequenceBatch';
@@ -22,7 +23,7 @@ export interface BatchGradients {
   readonly opd: number;
   readonly kl: number;
   readonly tokens: number;
-  /** Tokens the graph processed, padding included (forward + backward calls). */
+  /** Tokens through grad.onnx, padding included (the forward-only pass not counted). */
   readonly graphTokens: number;
   readonly grads: Map<string, Float64Array>;
 }
@@ -46,6 +47,7 @@ export async function batchGradients(
   scores: readonly FrozenBaseScores[],
   cfg: ObjectiveConfig,
   maxTokensPerCall: number,
+  forward: LogitsSource = graph,
 ): Promise<BatchGradients> {
   const tokens = samples.reduce((n, s) => n + s.forced.filter((f) => !f).length, 0);
   if (tokens === 0) throw new Error('the batch has no trainable token');
@@ -60,7 +62,7 @@ export async function batchGradients(
 
   for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
     const batch = padRight(group.map((i) => sequences[i] as (typeof sequences)[number]));
-    const { logits } = await graph.run(batch, params, null);
+    const logits = await forward.forward(batch, params);
     const gradLogits: FloatArray = graph.dtype === 'float32' ? new Float32Array(logits.length) : new Float64Array(logits.length);
     group.forEach((sampleIndex, b) => {
       const sample = samples[sampleIndex] as TrainSample;
@@ -80,7 +82,7 @@ export async function batchGradients(
       }
     });
     const result = await graph.run(batch, params, gradLogits);
-    graphTokens += 2 * batch.batch * batch.time;
+    graphTokens += batch.batch * batch.time;
     for (const [key, g] of result.grads ?? []) {
       const acc = grads.get(key) as Float64Array;
       for (let i = 0; i < acc.length; i += 1) acc[i] = (acc[i] as number) + (g[i] as number);

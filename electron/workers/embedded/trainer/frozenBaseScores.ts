@@ -6,7 +6,7 @@
  * - the KL reference: the base scoring the response on the plain prompt.
  * Neither depends on the adapter, so each is computed once per sample.
  */
-import type { GradGraph } from './gradGraph';
+import type { LogitsSource } from './logitsSource';
 import { logSumExpScaled } from './objective';
 import { groupByTokenBudget, padRight, type TokenSequence } from './sequenceBatch';
 import type { TrainSample } from './trainSample';
@@ -23,7 +23,7 @@ export interface FrozenBaseScores {
  * position, to the ids `pick(t)` — one forward pass per group of sequences.
  */
 async function scoreWithBase(
-  graph: GradGraph,
+  source: LogitsSource,
   sequences: readonly TokenSequence[],
   responseLengths: readonly number[],
   pick: (row: number, t: number) => readonly number[],
@@ -31,10 +31,10 @@ async function scoreWithBase(
   maxTokensPerCall: number,
 ): Promise<number[][][]> {
   const out: number[][][] = sequences.map(() => []);
-  const vocab = graph.shape.vocabSize;
+  const vocab = source.shape.vocabSize;
   for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
     const batch = padRight(group.map((i) => sequences[i] as TokenSequence));
-    const { logits } = await graph.run(batch, null, null);
+    const logits = await source.forward(batch, null);
     group.forEach((seqIndex, b) => {
       const seq = sequences[seqIndex] as TokenSequence;
       for (let t = 0; t < (responseLengths[seqIndex] as number); t += 1) {
@@ -49,14 +49,14 @@ async function scoreWithBase(
 }
 
 export async function frozenBaseScores(
-  graph: GradGraph,
+  source: LogitsSource,
   samples: readonly TrainSample[],
   options: { readonly needBase: boolean; readonly temperature: number; readonly maxTokensPerCall: number },
 ): Promise<FrozenBaseScores[]> {
   const lengths = samples.map((s) => s.responseIds.length);
   const teacherIndex = samples.map((s, i) => (s.hintedPromptIds !== undefined ? i : -1)).filter((i) => i >= 0);
   const teacherScores = await scoreWithBase(
-    graph,
+    source,
     teacherIndex.map((i) => {
       const s = samples[i] as TrainSample;
       const prompt = s.hintedPromptIds as number[];
@@ -69,7 +69,7 @@ export async function frozenBaseScores(
   );
   const baseScores = options.needBase
     ? await scoreWithBase(
-        graph,
+        source,
         samples.map((s) => ({ ids: [...s.promptIds, ...s.responseIds], responseStart: s.promptIds.length })),
         lengths,
         (row, t) => [(samples[row] as TrainSample).responseIds[t] as number],

@@ -10,11 +10,12 @@
  */
 import * as ort from 'onnxruntime-node';
 import { LORA_MODULES, moduleDims, type PolicyShape } from '../../../lab/weights/policyConfig';
+import type { FloatArray, LogitsSource } from './logitsSource';
 import { loraKey, type LoraParams } from './loraParams';
 import type { PaddedBatch } from './sequenceBatch';
 
 export type GraphDtype = 'float32' | 'float64';
-export type FloatArray = Float32Array | Float64Array;
+export type { FloatArray } from './logitsSource';
 
 export interface NamedTensor {
   readonly shape: readonly number[];
@@ -33,7 +34,7 @@ function toDtype(data: ArrayLike<number>, dtype: GraphDtype): FloatArray {
   return data instanceof Float64Array ? data : Float64Array.from(data);
 }
 
-export class GradGraph {
+export class GradGraph implements LogitsSource {
   /** Feeds that never change: the base weights and the zero adapter of untargeted modules. */
   private readonly fixedFeeds: Record<string, ort.Tensor> = {};
   private readonly zeroLora: Record<string, ort.Tensor> = {};
@@ -71,6 +72,11 @@ export class GradGraph {
     if (meta === undefined || !meta.isTensor) throw new Error(`${path} has no grad_logits input: not a grad graph`);
     if (meta.type !== 'float32' && meta.type !== 'float64') throw new Error(`${path}: grad_logits is ${meta.type}, expected float32 or float64`);
     return new GradGraph(session, shape, meta.type, base);
+  }
+
+  /** Forward through grad.onnx (the backward runs too): the fallback when no decode.onnx is at hand. */
+  async forward(batch: PaddedBatch, lora: LoraParams | null): Promise<FloatArray> {
+    return (await this.run(batch, lora, null)).logits;
   }
 
   async release(): Promise<void> {

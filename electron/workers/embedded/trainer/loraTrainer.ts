@@ -9,6 +9,7 @@ import { AdamW, clipGradNorm, type AdamWConfig } from './adamw';
 import { batchGradients, type BatchGradients } from './batchGradients';
 import { frozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
+import type { LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import type { ObjectiveConfig } from './objective';
 import { parseTrainBatch, TrainerInputError, type TrainSample } from './trainSample';
@@ -58,6 +59,8 @@ export class LoraTrainer {
     readonly options: TrainerOptions,
     /** Steps already behind the given adapter (a resumed run); version ids continue from here. */
     private readonly stepsBefore = 0,
+    /** Forward-only passes (current policy, teacher, KL reference); grad.onnx itself when absent. */
+    readonly forward: LogitsSource = graph,
   ) {
     this.optimizer = new AdamW(options.optimizer);
     this.current = params;
@@ -85,12 +88,12 @@ export class LoraTrainer {
   /** Loss and gradients of a validated batch at the current adapter (no update). */
   async gradients(samples: readonly TrainSample[]): Promise<BatchGradients> {
     const { objective, maxTokensPerCall } = this.options;
-    const scores = await frozenBaseScores(this.graph, samples, {
+    const scores = await frozenBaseScores(this.forward, samples, {
       needBase: objective.klCoef > 0,
       temperature: objective.temperature,
       maxTokensPerCall,
     });
-    return batchGradients(this.graph, this.current, samples, scores, objective, maxTokensPerCall);
+    return batchGradients(this.graph, this.current, samples, scores, objective, maxTokensPerCall, this.forward);
   }
 
   async step(raw: unknown, lr = this.options.optimizer.lr): Promise<StepReport> {

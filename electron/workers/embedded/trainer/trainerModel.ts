@@ -1,8 +1,9 @@
 /**
  * What the trainer loads from the policy directory: config.json,
- * base.safetensors (the frozen base) and grad.onnx — each checked against
- * manifest.json's sha256 when the manifest lists it, so the trainer never
- * trains against a base other than the one the engine serves.
+ * base.safetensors (the frozen base), grad.onnx and, when present,
+ * decode.onnx for forward-only passes — each checked against manifest.json's
+ * sha256 when the manifest lists it, so the trainer never trains against a
+ * base other than the one the engine serves.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -11,7 +12,10 @@ import { z } from 'zod';
 import { policyConfigSchema, policyShape, type PolicyShape } from '../../../lab/weights/policyConfig';
 import { parseSafetensors, toFloat32 } from '../../../lab/weights/safetensors';
 import { baseTensorShapes } from '../policyModel';
+import { createDecodeSession, ort } from '../ortSession';
+import { DecodeForward } from './decodeForward';
 import { GradGraph, type NamedTensor } from './gradGraph';
+import type { LogitsSource } from './logitsSource';
 
 const manifestSchema = z.looseObject({
   files: z.record(z.string(), z.looseObject({ sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
@@ -22,6 +26,9 @@ export interface TrainerModel {
   readonly shape: PolicyShape;
   readonly baseSha256: string;
   readonly graph: GradGraph;
+  /** decode.onnx when the directory has one, else grad.onnx itself. */
+  readonly forward: LogitsSource;
+  release(): Promise<void>;
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -64,6 +71,31 @@ export async function loadTrainerModel(dir: string, options: { readonly gradGrap
   const baseBytes = await checked('base.safetensors', true);
   const gradPath = options.gradGraph ?? join(dir, 'grad.onnx');
   if (options.gradGraph === undefined) await checked('grad.onnx', false);
-  const graph = await GradGraph.open(gradPath, shape, baseTensors(baseBytes, shape), options.threads);
-  return { dir, shape, baseSha256: sha256(baseBytes), graph };
+  const base = baseTensors(baseBytes, shape);
+  const graph = await GradGraph.open(gradPath, shape, base, options.threads);
+  let decode: ort.InferenceSession | null = null;
+  const decodeBytes = await checked('decode.onnx', false).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (decodeBytes !== null) decode = await createDecodeSession(join(dir, 'decode.onnx'), options.threads);
+  const forward =
+    decode === null
+      ? graph
+      : new DecodeForward(
+          decode,
+          shape,
+          Object.fromEntries([...base].map(([name, t]) => [name, new ort.Tensor('float32', Float32Array.from(t.data), [...t.shape])])),
+        );
+  return {
+    dir,
+    shape,
+    baseSha256: sha256(baseBytes),
+    graph,
+    forward,
+    release: async () => {
+      await graph.release();
+      await decode?.release();
+    },
+  };
 }

@@ -23,7 +23,7 @@ serveWorker(
   trainerProtocol,
   {
     async init(params) {
-      if (model !== undefined) await model.graph.release();
+      if (model !== undefined) await model.release();
       model = await loadTrainerModel(params.modelDir, { threads: ortThreads() });
       const settings = params.lora;
       const store = new WeightStore(params.storeDir);
@@ -41,7 +41,7 @@ serveWorker(
         objective: params.objective,
         optimizer: params.optimizer,
         maxTokensPerCall: params.maxTokensPerCall,
-      }, step);
+      }, step, model.forward);
       candidates = new CandidateTrainer(trainer, store, { sha256: model.baseSha256, nameOrPath: params.modelDir });
       return { baseSha256: model.baseSha256, parameterCount: lora.parameterCount, step };
     },
@@ -59,7 +59,7 @@ serveWorker(
   },
   {
     dispose: async () => {
-      await model?.graph.release();
+      await model?.release();
     },
   },
 );
