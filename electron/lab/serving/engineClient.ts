@@ -119,7 +119,12 @@ class WorkerEngineClient implements EngineClient {
   }
 }
 
-export type EmbeddedEngine = { client: EngineClient; info: EngineInfo };
+export type EmbeddedEngine = {
+  client: EngineClient;
+  info: EngineInfo;
+  /** The worker's process id now (it changes after a restart). */
+  pid(): number | undefined;
+};
 
 /** Starts the engine worker on a model folder; resolves once the model is loaded. */
 export async function startEmbeddedEngine(options: EmbeddedEngineOptions): Promise<EmbeddedEngine> {
@@ -134,5 +139,5 @@ export async function startEmbeddedEngine(options: EmbeddedEngineOptions): Promi
     throw asEngineError(error);
   }
   if (!info) throw new Error('engine worker started without loading the model');
-  return { client, info };
+  return { client, info, pid: () => client.worker.pid };
 }

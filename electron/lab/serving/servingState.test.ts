@@ -54,6 +54,16 @@ describe('ServingState', () => {
     expect((await waiting).serving.version).toBe(target.version);
   });
 
+  it('gives a request that arrives right after swapTo (while the blob is hashed) the new version', async () => {
+    const engine = new EngineDouble();
+    const state = new ServingState(engine, { version: 'base', sha256: null });
+    const target = blob('three');
+    const swapped = state.swapTo(target);
+    const lease = await state.acquire();
+    expect(lease.serving.version).toBe(target.version);
+    await swapped;
+  });
+
   it('runs swaps in the order asked and releases waiters after a failed one', async () => {
     const engine = new EngineDouble();
     const state = new ServingState(engine, { version: 'base', sha256: null });

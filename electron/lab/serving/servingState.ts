@@ -2,11 +2,12 @@
  * Which version serves, and the swap between requests (DESIGN invariant 5).
  *
  * Requests hold a lease for their whole life. A swap is a writer in a
- * readers–writer lock with writer preference: once a swap is pending, new
- * requests wait (they do not fail), the in-flight ones finish on the version
- * they started with, then the engine loads and hash-checks the new adapter,
- * and the waiting requests start on the new version. A failed swap leaves
- * the previous version serving (fail closed) and rejects with the reason.
+ * readers–writer lock with writer preference: from the moment a swap is
+ * asked for, new requests wait (they do not fail); the blob's hash is
+ * checked, the in-flight requests finish on the version they started with,
+ * the engine loads and re-checks the new adapter, and the waiting requests
+ * start on the new version. A failed swap leaves the previous version
+ * serving (fail closed) and rejects with the reason.
  *
  * The only way to change the version is `swapTo`, which the gate calls after
  * `promote` or `rollback` has written the pointer.
@@ -25,8 +26,10 @@ export type ServingLease = {
 export class ServingState {
   #current: ServingVersion;
   #inFlight = 0;
-  /** Set while a swap waits for in-flight requests or for the engine; new leases wait on it. */
-  #swapInProgress: Promise<void> | null = null;
+  /** Swaps asked for and not finished; while any is pending, new leases wait. */
+  #pendingSwaps = 0;
+  #swapsSettled: Promise<void> = Promise.resolve();
+  #settleSwaps: () => void = () => undefined;
   #onDrained: (() => void) | null = null;
   /** Swaps run one after another, in the order they were asked for. */
   #swapQueue: Promise<unknown> = Promise.resolve();
@@ -49,7 +52,7 @@ export class ServingState {
   }
 
   async acquire(): Promise<ServingLease> {
-    while (this.#swapInProgress) await this.#swapInProgress;
+    while (this.#pendingSwaps > 0) await this.#swapsSettled;
     this.#inFlight += 1;
     const serving = this.#current;
     let released = false;
@@ -64,31 +67,40 @@ export class ServingState {
     };
   }
 
-  /** Serve `target` (null = the base model) from the next request on. */
+  /**
+   * Serve `target` (null = the base model). From this call on, new requests
+   * wait for the outcome: they start on `target` if the swap succeeds, on the
+   * previous version if it fails.
+   */
   swapTo(target: AdapterRef | null): Promise<ServingVersion> {
+    if (this.#pendingSwaps === 0) {
+      this.#swapsSettled = new Promise<void>((resolve) => (this.#settleSwaps = resolve));
+    }
+    this.#pendingSwaps += 1;
     const swap = this.#swapQueue.then(() => this.#swap(target));
-    this.#swapQueue = swap.catch(() => undefined);
+    const settled = swap.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#swapQueue = settled;
+    void settled.then(() => {
+      this.#pendingSwaps -= 1;
+      if (this.#pendingSwaps === 0) this.#settleSwaps();
+    });
     return swap;
   }
 
   async #swap(target: AdapterRef | null): Promise<ServingVersion> {
-    // Check the bytes before pausing anything: a bad blob never stalls serving.
+    // Check the bytes before the engine is involved; it re-checks them itself.
     if (target) await verifyAdapterBlob(target);
-    let finishSwap!: () => void;
-    this.#swapInProgress = new Promise<void>((resolve) => (finishSwap = resolve));
-    try {
-      await this.#drain();
-      const expected = target?.version ?? BASE_VERSION;
-      const loaded = await this.engine.setAdapter(target);
-      if (loaded !== expected) {
-        throw new Error(`the engine reports version ${JSON.stringify(loaded)} after loading ${JSON.stringify(expected)}`);
-      }
-      this.#current = { version: expected, sha256: target?.sha256 ?? this.baseSha256 };
-      return this.#current;
-    } finally {
-      this.#swapInProgress = null;
-      finishSwap();
+    await this.#drain();
+    const expected = target?.version ?? BASE_VERSION;
+    const loaded = await this.engine.setAdapter(target);
+    if (loaded !== expected) {
+      throw new Error(`the engine reports version ${JSON.stringify(loaded)} after loading ${JSON.stringify(expected)}`);
     }
+    this.#current = { version: expected, sha256: target?.sha256 ?? this.baseSha256 };
+    return this.#current;
   }
 
   #drain(): Promise<void> {
