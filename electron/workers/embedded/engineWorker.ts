@@ -15,7 +15,15 @@ function loaded(): Engine {
   return engine;
 }
 
-const maxBatch = process.env.GATELAB_ENGINE_MAX_BATCH === undefined ? undefined : Number(process.env.GATELAB_ENGINE_MAX_BATCH);
+/** `GATELAB_ENGINE_MAX_BATCH=1` gives bit-exact replies under concurrency (see engine.ts). */
+function maxBatchFromEnv(): number | undefined {
+  const raw = process.env.GATELAB_ENGINE_MAX_BATCH;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`GATELAB_ENGINE_MAX_BATCH must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+const maxBatch = maxBatchFromEnv();
 
 serveWorker(engineProtocol, {
   load: async ({ modelDir }) => {
