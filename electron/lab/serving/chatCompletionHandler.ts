@@ -83,6 +83,7 @@ export function prepareChatCompletion(ctx: ChatCompletionContext, body: unknown,
       // Like OpenAI: without a limit, the completion may use the rest of the context.
       maxTokens: requestedMax ?? room,
     },
+    // A seed is always sent and recorded, so every turn can be replayed.
     seed: request.seed ?? randomInt(0, 2 ** 32 - 1),
     promptTokens,
     returnLogprobs: request.logprobs === true,
@@ -268,8 +269,8 @@ function turnRecord(
       queueMs: engineStart - receivedAt,
       engineMs,
       firstTokenMs,
-      promptMs: result.timings?.promptMs ?? null,
-      decodeMs: result.timings?.decodeMs ?? null,
+      promptMs: result.timings.promptMs,
+      decodeMs: result.timings.decodeMs,
       totalMs: performance.now() - receivedAt,
     },
   };

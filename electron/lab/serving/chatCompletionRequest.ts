@@ -33,7 +33,7 @@ export const chatCompletionRequestSchema = z
     top_k: z.int().min(-1).max(1_000_000).nullish(),
     max_tokens: z.int().min(1).nullish(),
     max_completion_tokens: z.int().min(1).nullish(),
-    seed: z.int().min(0).max(2 ** 32 - 1).nullish(),
+    seed: z.int().nullish(),
     logprobs: z.boolean().nullish(),
     top_logprobs: z.int().min(0).max(20).nullish(),
     n: z.literal(1).nullish(),

@@ -76,7 +76,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (method !== 'GET') throw methodNotAllowed(method, path);
       const model = { id: ctx.modelId, object: 'model', created: startedAt, owned_by: 'gatelab' } as const;
       if (path === '/v1/models') return sendJson(response, 200, { object: 'list', data: [model] }, version.version);
-      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      const id = safeDecode(path.slice('/v1/models/'.length));
       if (id !== ctx.modelId) throw notFound(`The model '${id}' does not exist.`, 'model_not_found', 'model');
       return sendJson(response, 200, model, version.version);
     }
@@ -129,6 +129,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await closed;
     },
   };
+}
+
+/** A malformed %-escape names no model; it must not become a 500. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, version: string | null): void {

@@ -47,9 +47,9 @@ export type TurnRecord = {
     engineMs: number;
     /** From the engine call to the first token, when streamed. */
     firstTokenMs: number | null;
-    /** Worker-side prefill/decode split, when the engine reports it. */
-    promptMs: number | null;
-    decodeMs: number | null;
+    /** Worker-side prefill/decode split, as the engine reports it. */
+    promptMs: number;
+    decodeMs: number;
     totalMs: number;
   };
 };
