@@ -10,7 +10,7 @@
  */
 import type { FrozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
-import type { FloatArray, LogitsSource } from './logitsSource';
+import type { FloatArray, GraphCall, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import { logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
 import { groupByTokenBudget, padRight } from './sequenceBatch';
@@ -48,6 +48,7 @@ export async function batchGradients(
   cfg: ObjectiveConfig,
   maxTokensPerCall: number,
   forward: LogitsSource = graph,
+  calls?: GraphCall[],
 ): Promise<BatchGradients> {
   const tokens = samples.reduce((n, s) => n + s.forced.filter((f) => !f).length, 0);
   if (tokens === 0) throw new Error('the batch has no trainable token');
@@ -63,6 +64,7 @@ export async function batchGradients(
   for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
     const batch = padRight(group.map((i) => sequences[i] as (typeof sequences)[number]));
     const logits = await forward.forward(batch, params);
+    calls?.push({ kind: 'forward', batch: batch.batch, time: batch.time });
     const gradLogits: FloatArray = graph.dtype === 'float32' ? new Float32Array(logits.length) : new Float64Array(logits.length);
     group.forEach((sampleIndex, b) => {
       const sample = samples[sampleIndex] as TrainSample;
@@ -83,6 +85,7 @@ export async function batchGradients(
     });
     const result = await graph.run(batch, params, gradLogits);
     graphTokens += batch.batch * batch.time;
+    calls?.push({ kind: 'grad', batch: batch.batch, time: batch.time });
     for (const [key, g] of result.grads ?? []) {
       const acc = grads.get(key) as Float64Array;
       for (let i = 0; i < acc.length; i += 1) acc[i] = (acc[i] as number) + (g[i] as number);

@@ -6,7 +6,7 @@
  * - the KL reference: the base scoring the response on the plain prompt.
  * Neither depends on the adapter, so each is computed once per sample.
  */
-import type { LogitsSource } from './logitsSource';
+import type { GraphCall, LogitsSource } from './logitsSource';
 import { logSumExpScaled } from './objective';
 import { groupByTokenBudget, padRight, type TokenSequence } from './sequenceBatch';
 import type { TrainSample } from './trainSample';
@@ -29,12 +29,14 @@ async function scoreWithBase(
   pick: (row: number, t: number) => readonly number[],
   temperature: number,
   maxTokensPerCall: number,
+  calls: GraphCall[] | undefined,
 ): Promise<number[][][]> {
   const out: number[][][] = sequences.map(() => []);
   const vocab = source.shape.vocabSize;
   for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
     const batch = padRight(group.map((i) => sequences[i] as TokenSequence));
     const logits = await source.forward(batch, null);
+    calls?.push({ kind: 'forward', batch: batch.batch, time: batch.time });
     group.forEach((seqIndex, b) => {
       const seq = sequences[seqIndex] as TokenSequence;
       for (let t = 0; t < (responseLengths[seqIndex] as number); t += 1) {
@@ -52,6 +54,7 @@ export async function frozenBaseScores(
   source: LogitsSource,
   samples: readonly TrainSample[],
   options: { readonly needBase: boolean; readonly temperature: number; readonly maxTokensPerCall: number },
+  calls?: GraphCall[],
 ): Promise<FrozenBaseScores[]> {
   const lengths = samples.map((s) => s.responseIds.length);
   const teacherIndex = samples.map((s, i) => (s.hintedPromptIds !== undefined ? i : -1)).filter((i) => i >= 0);
@@ -66,6 +69,7 @@ export async function frozenBaseScores(
     (row, t) => (samples[teacherIndex[row] as number] as TrainSample).topIds[t] as number[],
     options.temperature,
     options.maxTokensPerCall,
+    calls,
   );
   const baseScores = options.needBase
     ? await scoreWithBase(
@@ -75,6 +79,7 @@ export async function frozenBaseScores(
         (row, t) => [(samples[row] as TrainSample).responseIds[t] as number],
         options.temperature,
         options.maxTokensPerCall,
+        calls,
       )
     : null;
   return samples.map((s, i) => {

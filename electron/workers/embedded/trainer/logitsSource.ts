@@ -17,3 +17,10 @@ export interface LogitsSource {
   /** [batch, time, vocab] logits. */
   forward(batch: PaddedBatch, lora: LoraParams | null): Promise<FloatArray>;
 }
+
+/** One graph call of a step, for throughput accounting (bench:learn counts its FLOPs). */
+export interface GraphCall {
+  readonly kind: 'forward' | 'grad';
+  readonly batch: number;
+  readonly time: number;
+}

@@ -9,7 +9,7 @@ import { AdamW, clipGradNorm, type AdamWConfig } from './adamw';
 import { batchGradients, type BatchGradients } from './batchGradients';
 import { frozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
-import type { LogitsSource } from './logitsSource';
+import type { GraphCall, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import type { ObjectiveConfig } from './objective';
 import { parseTrainBatch, TrainerInputError, type TrainSample } from './trainSample';
@@ -42,6 +42,8 @@ export interface StepReport {
   /** Tokens through grad.onnx (padding, forward and backward calls included). */
   readonly graphTokens: number;
   readonly sessionRange: readonly string[];
+  /** Every graph call of the step (forward-only and grad), with its padded shape. */
+  readonly graphCalls: readonly GraphCall[];
 }
 
 /** A step that was refused after validation (non-finite numbers); the adapter is unchanged. */
@@ -86,20 +88,22 @@ export class LoraTrainer {
   }
 
   /** Loss and gradients of a validated batch at the current adapter (no update). */
-  async gradients(samples: readonly TrainSample[]): Promise<BatchGradients> {
+  async gradients(samples: readonly TrainSample[], calls?: GraphCall[]): Promise<BatchGradients> {
     const { objective, maxTokensPerCall } = this.options;
-    const scores = await frozenBaseScores(this.forward, samples, {
-      needBase: objective.klCoef > 0,
-      temperature: objective.temperature,
-      maxTokensPerCall,
-    });
-    return batchGradients(this.graph, this.current, samples, scores, objective, maxTokensPerCall, this.forward);
+    const scores = await frozenBaseScores(
+      this.forward,
+      samples,
+      { needBase: objective.klCoef > 0, temperature: objective.temperature, maxTokensPerCall },
+      calls,
+    );
+    return batchGradients(this.graph, this.current, samples, scores, objective, maxTokensPerCall, this.forward, calls);
   }
 
   async step(raw: unknown, lr = this.options.optimizer.lr): Promise<StepReport> {
     const started = performance.now();
     const samples = this.validate(raw);
-    const result = await this.gradients(samples);
+    const graphCalls: GraphCall[] = [];
+    const result = await this.gradients(samples, graphCalls);
     if (!Number.isFinite(result.loss)) throw new TrainerStepError(`the loss is ${result.loss}; the step was not taken`);
     const gradList = [...result.grads.values()];
     const gradNorm = clipGradNorm(gradList, this.options.optimizer.maxGradNorm);
@@ -133,6 +137,7 @@ export class LoraTrainer {
       tokensPerSecond: result.tokens / seconds,
       graphTokens: result.graphTokens,
       sessionRange: [...new Set(samples.map((s) => s.sessionId))],
+      graphCalls,
     };
   }
 }

@@ -72,6 +72,7 @@ export const StepReportSchema = z.object({
   tokensPerSecond: z.number(),
   graphTokens: z.int(),
   sessionRange: z.array(z.string()),
+  graphCalls: z.array(z.object({ kind: z.enum(['forward', 'grad']), batch: z.int(), time: z.int() })),
 });
 
 export const StepResultSchema = z.object({

@@ -49,7 +49,7 @@ serveWorker(
       if (candidates === undefined) throw new WorkerError('not_initialised', 'call init before step');
       try {
         const { report, candidate } = await candidates.step(params.samples, params.lr);
-        return { report: { ...report, sessionRange: [...report.sessionRange] }, candidate: { version: candidate.version, sha256: candidate.sha256, path: candidate.path, manifestPath: candidate.manifestPath } };
+        return { report: { ...report, sessionRange: [...report.sessionRange], graphCalls: [...report.graphCalls] }, candidate: { version: candidate.version, sha256: candidate.sha256, path: candidate.path, manifestPath: candidate.manifestPath } };
       } catch (error) {
         if (error instanceof TrainerInputError) throw new WorkerError('bad_input', error.message);
         if (error instanceof TrainerStepError) throw new WorkerError('step_refused', error.message);

@@ -1,0 +1,375 @@
+/**
+ * bench:learn — does the trainer learn, and what does it cost? (issue 5, point 5)
+ *
+ * On-policy, the way the embedded recipe trains: each optimizer step takes
+ * `--batch` homework tasks in order, asks the engine (with the latest
+ * candidate loaded) for the first reply, judges it with the pass criterion,
+ * lets the scripted student react, has the rule PRM and hint judge read the
+ * reaction, dispatches (DESIGN §1) and trains one step on the judged turns.
+ * After every step the pinned probe set is sampled with fixed seeds (the
+ * student's own first message, no hint) and scored: pass, clean, gold rate,
+ * mean violations. Three variants side by side from the same start: both
+ * terms, RL only, OPD only. The trainer's tokens/s and its matrix-product
+ * throughput are reported against an ORT MatMul peak measured in this run.
+ *
+ * Prints a table and writes bench/results/learn.json.
+ *
+ *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 2e-3] [--kl 0] [--rank 16] [--alpha 32]
+ *     [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only] [--probe 24] [--seed 1]
+ *     [--schedule constant|linear] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { EngineProbeSampler } from '../electron/lab/gate/probeRunner';
+import { judgeProbeReply, probeMetrics } from '../electron/lab/gate/probeMetrics';
+import type { ProbeMetrics } from '../electron/lab/journal/journalEvents';
+import { createRuleHintJudge, createRulePrm } from '../electron/lab/judge/ruleJudge';
+import { composeTurnJudge } from '../electron/lab/judge/turnJudge';
+import { startEmbeddedEngine } from '../electron/lab/serving/engineClient';
+import { parseTaskSet } from '../electron/lab/tasks/task';
+import { LORA_MODULES, moduleDims, type LoraModule } from '../electron/lab/weights/policyConfig';
+import { WeightStore } from '../electron/lab/weights/weightStore';
+import { CandidateTrainer } from '../electron/workers/embedded/trainer/candidateTrainer';
+import { LoraParams } from '../electron/workers/embedded/trainer/loraParams';
+import { LoraTrainer } from '../electron/workers/embedded/trainer/loraTrainer';
+import { DEFAULT_OBJECTIVE } from '../electron/workers/embedded/trainer/objective';
+import { runOnPolicySteps, SIGNAL_VARIANTS, type SignalVariant } from '../electron/workers/embedded/trainer/onPolicySteps';
+import { loadTrainerModel } from '../electron/workers/embedded/trainer/trainerModel';
+import { Tokenizer } from '../electron/workers/embedded/tokenizer';
+import { measureMatmulPeak } from './learn/matmulPeak';
+import { forwardFlops, gradFlops } from './learn/trainerFlops';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const { values: args } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '8' },
+    batch: { type: 'string', default: '16' },
+    lr: { type: 'string', default: '2e-3' },
+    schedule: { type: 'string', default: 'constant' },
+    kl: { type: 'string', default: '0' },
+    clip: { type: 'string', default: '1' },
+    rank: { type: 'string', default: '16' },
+    alpha: { type: 'string', default: '32' },
+    targets: { type: 'string', default: LORA_MODULES.join(',') },
+    variants: { type: 'string', default: 'both,rl-only,opd-only' },
+    probe: { type: 'string', default: '24' },
+    seed: { type: 'string', default: '1' },
+    'probe-seed': { type: 'string', default: '4242' },
+    model: { type: 'string', default: join(ROOT, 'assets/models/policy') },
+    threads: { type: 'string', default: '2' },
+    out: { type: 'string', default: join(ROOT, 'bench/results/learn.json') },
+  },
+});
+
+const num = (name: keyof typeof args): number => {
+  const v = Number(args[name]);
+  if (!Number.isFinite(v)) throw new Error(`--${name} must be a number, got ${String(args[name])}`);
+  return v;
+};
+
+const STEPS = num('steps');
+const BATCH = num('batch');
+const LR = num('lr');
+const THREADS = num('threads');
+const SEED = num('seed');
+const PROBE_SEED = num('probe-seed');
+const TARGET_PASS = 0.6;
+const MAX_GOLD_DROP = 0.05;
+const targets = String(args.targets)
+  .split(',')
+  .map((t) => t.trim().replace(/_proj$/, ''))
+  .map((t) => {
+    const m = LORA_MODULES.find((x) => x === t);
+    if (m === undefined) throw new Error(`--targets: unknown module ${t}`);
+    return m;
+  }) as LoraModule[];
+const variants = String(args.variants)
+  .split(',')
+  .map((v) => {
+    const found = SIGNAL_VARIANTS.find((x) => x === v.trim());
+    if (found === undefined || found === 'reward-inverted') throw new Error(`--variants: unknown variant ${v}`);
+    return found;
+  }) as SignalVariant[];
+const schedule = String(args.schedule);
+if (schedule !== 'constant' && schedule !== 'linear') throw new Error('--schedule must be constant or linear');
+const lrAt = (step: number): number => (schedule === 'linear' ? (LR * (STEPS - step + 1)) / STEPS : LR);
+
+const SAMPLING = { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 256 };
+const PROBE_SAMPLING = { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 384 };
+
+interface Row {
+  variant: string;
+  step: number;
+  pass: number;
+  clean: number;
+  gold: number;
+  answered: number;
+  violations: number;
+  meanChars: number;
+  rolloutPass: number | null;
+  samples: number | null;
+  loss: number | null;
+  pg: number | null;
+  opd: number | null;
+  kl: number | null;
+  gradNorm: number | null;
+  trainSeconds: number | null;
+  trainTokens: number | null;
+  gflops: number | null;
+}
+
+interface VariantSummary {
+  probe_pass_before: number;
+  probe_pass_after: number;
+  clean_after: number;
+  gold_before: number;
+  gold_after: number;
+  gold_min_over_steps: number;
+  steps: number;
+  reached_target: boolean;
+  gold_within_5_points: boolean;
+  trainer_tokens_per_s: number;
+  trainer_gflops: number;
+  trainer_fraction_of_peak: number;
+  train_seconds: number;
+  rollout_seconds: number;
+  curve: Row[];
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(6);
+const fmt = (x: number | null, digits = 3) => (x === null ? '—' : x.toFixed(digits));
+
+function printTable(rows: readonly Row[]): void {
+  console.log(
+    ['variant', 'step', 'pass', 'clean', 'gold', 'answ', 'viol', 'chars', 'roll-pass', 'n', 'loss', 'pg', 'opd', 'kl', '|g|', 'train s', 'GFLOP/s']
+      .map((h, i) => (i < 1 ? h.padEnd(9) : h.padStart(i < 2 ? 4 : 7)))
+      .join(' '),
+  );
+  for (const r of rows) {
+    console.log(
+      [
+        r.variant.padEnd(9),
+        String(r.step).padStart(4),
+        pct(r.pass).padStart(7),
+        pct(r.clean).padStart(7),
+        pct(r.gold).padStart(7),
+        pct(r.answered).padStart(7),
+        r.violations.toFixed(2).padStart(7),
+        r.meanChars.toFixed(0).padStart(7),
+        (r.rolloutPass === null ? '—' : pct(r.rolloutPass)).padStart(7),
+        String(r.samples ?? '—').padStart(7),
+        fmt(r.loss).padStart(7),
+        fmt(r.pg).padStart(7),
+        fmt(r.opd).padStart(7),
+        fmt(r.kl).padStart(7),
+        fmt(r.gradNorm, 2).padStart(7),
+        fmt(r.trainSeconds, 1).padStart(7),
+        fmt(r.gflops, 1).padStart(7),
+      ].join(' '),
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const modelDir = String(args.model);
+  const homework = parseTaskSet(JSON.parse(readFileSync(join(ROOT, 'assets/homework/homework.json'), 'utf8')), 'homework.json').tasks;
+  const probeTasks = parseTaskSet(JSON.parse(readFileSync(join(ROOT, 'assets/homework/probe.json'), 'utf8')), 'probe.json').tasks.slice(0, num('probe'));
+  const tokenizer = Tokenizer.fromJson(JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')));
+  const model = await loadTrainerModel(modelDir, { threads: THREADS });
+  const shape = model.shape;
+  const engine = await startEmbeddedEngine({ modelDir, env: { GATELAB_ORT_THREADS: String(THREADS) } });
+  const judge = composeTurnJudge(createRulePrm(), createRuleHintJudge());
+  const prober = new EngineProbeSampler(engine.client, probeTasks, PROBE_SAMPLING);
+  const probe = async (adapter: { version: string; sha256: string; path: string } | null): Promise<ProbeMetrics> =>
+    probeMetrics((await prober.sample(adapter, PROBE_SEED)).map(judgeProbeReply));
+  const scratch = mkdtempSync(join(tmpdir(), 'gatelab-bench-learn-'));
+  const started = performance.now();
+  try {
+    const d = shape.hiddenSize;
+    const f = shape.intermediateSize;
+    const peak = await measureMatmulPeak(THREADS, [
+      { m: 4096, k: d, n: d },
+      { m: 4096, k: d, n: f },
+      { m: 4096, k: f, n: d },
+      { m: 4096, k: d, n: shape.vocabSize },
+    ]);
+    console.log(`ORT MatMul peak (${THREADS} threads): ${peak.gflops.toFixed(1)} GFLOP/s (${peak.shapes.map((s) => `${s.m}x${s.k}x${s.n} ${s.gflops.toFixed(1)}`).join(', ')})`);
+
+    const base = await probe(null);
+    console.log(`base: pass ${pct(base.pass_rate)} clean ${pct(base.clean_rate)} gold ${pct(base.gold_rate)} violations ${base.mean_violations.toFixed(2)}`);
+    const baseRow = (variant: string): Row => ({
+      variant,
+      step: 0,
+      pass: base.pass_rate,
+      clean: base.clean_rate,
+      gold: base.gold_rate,
+      answered: base.answered_rate,
+      violations: base.mean_violations,
+      meanChars: base.mean_chars,
+      rolloutPass: null,
+      samples: null,
+      loss: null,
+      pg: null,
+      opd: null,
+      kl: null,
+      gradNorm: null,
+      trainSeconds: null,
+      trainTokens: null,
+      gflops: null,
+    });
+
+    const rows: Row[] = [];
+    const perVariant: Record<string, { rows: Row[]; trainSeconds: number; trainTokens: number; flops: number; rolloutSeconds: number }> = {};
+    const lora = { rank: num('rank'), alpha: num('alpha'), targets };
+    for (const variant of variants) {
+      const trainer = new LoraTrainer(
+        model.graph,
+        LoraParams.init(shape, lora, SEED),
+        {
+          objective: { ...DEFAULT_OBJECTIVE, klCoef: num('kl') },
+          optimizer: { lr: LR, betas: [0.9, 0.98], eps: 1e-8, weightDecay: 0.1, maxGradNorm: num('clip') },
+          maxTokensPerCall: 4096,
+        },
+        0,
+        model.forward,
+      );
+      const candidates = new CandidateTrainer(trainer, new WeightStore(join(scratch, variant)), { sha256: model.baseSha256, nameOrPath: modelDir });
+      const mine: Row[] = [baseRow(variant)];
+      const totals = { rows: mine, trainSeconds: 0, trainTokens: 0, flops: 0, rolloutSeconds: 0 };
+      perVariant[variant] = totals;
+      await runOnPolicySteps({
+        rollout: { engine: engine.client, tokenizer, judge, sampling: SAMPLING, topK: 4 },
+        trainer: candidates,
+        tasks: homework,
+        batch: BATCH,
+        steps: STEPS,
+        variant,
+        seed: SEED,
+        lr: lrAt,
+        afterStep: async (step) => {
+          const m = await probe({ version: step.candidate.version, sha256: step.candidate.sha256, path: step.candidate.path });
+          const flops = step.report.graphCalls.reduce(
+            (n, c) => n + (c.kind === 'grad' ? gradFlops(shape, lora.rank, c.batch, c.time) : forwardFlops(shape, lora.rank, c.batch, c.time)),
+            0,
+          );
+          totals.trainSeconds += step.report.seconds;
+          totals.trainTokens += step.report.tokens;
+          totals.flops += flops;
+          totals.rolloutSeconds += step.rolloutSeconds;
+          const row: Row = {
+            variant,
+            step: step.step,
+            pass: m.pass_rate,
+            clean: m.clean_rate,
+            gold: m.gold_rate,
+            answered: m.answered_rate,
+            violations: m.mean_violations,
+            meanChars: m.mean_chars,
+            rolloutPass: step.rolloutPass,
+            samples: step.samples,
+            loss: step.report.loss,
+            pg: step.report.pg,
+            opd: step.report.opd,
+            kl: step.report.kl,
+            gradNorm: step.report.gradNorm,
+            trainSeconds: step.report.seconds,
+            trainTokens: step.report.tokens,
+            gflops: flops / step.report.seconds / 1e9,
+          };
+          mine.push(row);
+          printTable([row]);
+        },
+      });
+      rows.push(...mine);
+    }
+
+    console.log('');
+    printTable(rows);
+
+    const summary: Record<string, VariantSummary> = Object.fromEntries(
+      Object.entries(perVariant).map(([variant, t]): [string, VariantSummary] => {
+        const trained = t.rows.slice(1);
+        const reached = trained.find((r) => r.pass >= TARGET_PASS);
+        const after = reached ?? (trained.at(-1) as Row);
+        const minGold = Math.min(...trained.map((r) => r.gold));
+        return [
+          variant,
+          {
+            probe_pass_before: base.pass_rate,
+            probe_pass_after: after.pass,
+            clean_after: after.clean,
+            gold_before: base.gold_rate,
+            gold_after: after.gold,
+            gold_min_over_steps: minGold,
+            steps: after.step,
+            reached_target: reached !== undefined,
+            gold_within_5_points: minGold >= base.gold_rate - MAX_GOLD_DROP - 1e-9,
+            trainer_tokens_per_s: t.trainTokens / t.trainSeconds,
+            trainer_gflops: t.flops / t.trainSeconds / 1e9,
+            trainer_fraction_of_peak: t.flops / t.trainSeconds / 1e9 / peak.gflops,
+            train_seconds: t.trainSeconds,
+            rollout_seconds: t.rolloutSeconds,
+            curve: t.rows,
+          },
+        ];
+      }),
+    );
+    const main = summary[variants[0] as string] as VariantSummary;
+    console.log('');
+    console.log('variant    pass before→after (steps)  gold before→after (min)  target  gold≤5pt  tok/s   GFLOP/s  of peak');
+    for (const [variant, s] of Object.entries(summary)) {
+      console.log(
+        `${variant.padEnd(10)} ${pct(s.probe_pass_before)} → ${pct(s.probe_pass_after)} (${String(s.steps).padStart(1)})   ` +
+          `${pct(s.gold_before)} → ${pct(s.gold_after)} (${pct(s.gold_min_over_steps)})  ` +
+          `${s.reached_target ? 'yes' : 'no '}     ${s.gold_within_5_points ? 'yes' : 'no '}     ${s.trainer_tokens_per_s.toFixed(0).padStart(5)}  ${s.trainer_gflops.toFixed(1).padStart(7)}  ${pct(s.trainer_fraction_of_peak)}`,
+      );
+    }
+    const result = {
+      bench: 'learn',
+      date: new Date().toISOString(),
+      wall_seconds: (performance.now() - started) / 1000,
+      probe_pass_before: main.probe_pass_before,
+      probe_pass_after: main.probe_pass_after,
+      gold_before: main.gold_before,
+      gold_after: main.gold_after,
+      steps: main.steps,
+      main_variant: variants[0],
+      targets: { probe_pass_after: TARGET_PASS, max_gold_drop: MAX_GOLD_DROP, within_steps: STEPS },
+      config: {
+        steps: STEPS,
+        batch: BATCH,
+        lr: LR,
+        schedule,
+        kl_coef: num('kl'),
+        max_grad_norm: num('clip'),
+        lora,
+        seed: SEED,
+        probe_seed: PROBE_SEED,
+        probe_problems: probeTasks.length,
+        sampling: SAMPLING,
+        probe_sampling: PROBE_SAMPLING,
+        threads: THREADS,
+        model_base_sha256: model.baseSha256,
+        lora_parameters: LoraParams.init(shape, lora, SEED).parameterCount,
+        lora_module_dims: Object.fromEntries(targets.map((m) => [m, moduleDims(shape, m)])),
+      },
+      matmul_peak_gflops: peak.gflops,
+      matmul_shapes: peak.shapes,
+      base,
+      variants: summary,
+    };
+    mkdirSync(dirname(String(args.out)), { recursive: true });
+    writeFileSync(String(args.out), `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`\nwrote ${String(args.out)}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    await engine.client.close();
+    await model.release();
+  }
+}
+
+await main();

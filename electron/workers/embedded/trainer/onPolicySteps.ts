@@ -1,0 +1,106 @@
+/**
+ * On-policy training in its plainest form: each step asks the engine for first
+ * replies with the trainer's latest candidate loaded, judges them, trains one
+ * optimizer step on the judged turns and loads the new candidate. bench:learn
+ * measures it; `trainRewardInvertedAdapter` uses it with the reward flipped.
+ * (The run's orchestrator does the same through the gate: there, sessions are
+ * served by the promoted version, not by every candidate.)
+ */
+import type { Task } from '../../../lab/tasks/task';
+import type { StoredCandidate } from '../../../lab/weights/weightStore';
+import type { CandidateTrainer } from './candidateTrainer';
+import { judgedFirstReplies, type JudgedFirstReply, type RolloutDeps } from './firstReplyRollout';
+import type { StepReport } from './loraTrainer';
+import type { TrainSample } from './trainSample';
+
+/** Which terms a sample keeps (DESIGN §1 dispatch, or an ablation of it). */
+export const SIGNAL_VARIANTS = ['both', 'rl-only', 'opd-only', 'reward-inverted'] as const;
+export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
+
+/** The sample a variant trains on, or null when the variant leaves nothing of it. */
+export function applyVariant(sample: TrainSample, variant: SignalVariant): TrainSample | null {
+  switch (variant) {
+    case 'both':
+      return sample;
+    case 'rl-only': {
+      if (sample.reward === 0) return null;
+      const { hintedPromptIds: _teacher, teacherTopLogprobs: _scored, ...rest } = sample;
+      return rest;
+    }
+    case 'opd-only':
+      if (sample.hintedPromptIds === undefined && sample.teacherTopLogprobs === undefined) return null;
+      return { ...sample, reward: 0 };
+    case 'reward-inverted': {
+      // Trained toward what the student rejects: markdown rewarded, plain prose punished.
+      if (sample.reward === 0) return null;
+      const { hintedPromptIds: _teacher, teacherTopLogprobs: _scored, ...rest } = sample;
+      return { ...rest, reward: -sample.reward };
+    }
+    default: {
+      const unreachable: never = variant;
+      throw new Error(`unknown variant ${String(unreachable)}`);
+    }
+  }
+}
+
+export interface OnPolicyStep {
+  readonly step: number;
+  readonly replies: readonly JudgedFirstReply[];
+  readonly samples: number;
+  /** Share of this step's first replies that passed the criterion (the rollout's own pass rate). */
+  readonly rolloutPass: number;
+  readonly report: StepReport;
+  readonly candidate: StoredCandidate;
+  readonly rolloutSeconds: number;
+}
+
+export interface OnPolicyOptions {
+  readonly rollout: RolloutDeps;
+  readonly trainer: CandidateTrainer;
+  readonly tasks: readonly Task[];
+  /** Judged turns per step; tasks are taken in order, wrapping around. */
+  readonly batch: number;
+  readonly steps: number;
+  readonly variant: SignalVariant;
+  readonly seed: number;
+  /** Learning rate of step k (1-based); the optimizer's own when absent. */
+  readonly lr?: (step: number) => number;
+  /** Called after each step with the new candidate loaded in the engine. */
+  readonly afterStep?: (step: OnPolicyStep) => Promise<void>;
+}
+
+/** The seed of the i-th reply of step k: fixed by (seed, k, i), so runs are repeatable. */
+export function rolloutSeed(seed: number, step: number, i: number): number {
+  return (seed * 1_000_003 + step * 10_007 + i * 101) % 2_147_483_647;
+}
+
+export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPolicyStep[]> {
+  const { rollout, trainer, tasks, batch } = options;
+  if (tasks.length === 0) throw new Error('no tasks to roll out');
+  const done: OnPolicyStep[] = [];
+  let current: StoredCandidate | null = null;
+  for (let step = 1; step <= options.steps; step += 1) {
+    await rollout.engine.setAdapter(current === null ? null : { version: current.version, sha256: current.sha256, path: current.path });
+    const picked = Array.from({ length: batch }, (_, i) => tasks[((step - 1) * batch + i) % tasks.length] as Task);
+    const started = performance.now();
+    const replies = await judgedFirstReplies(rollout, picked, picked.map((_, i) => rolloutSeed(options.seed, step, i)));
+    const rolloutSeconds = (performance.now() - started) / 1000;
+    const samples = replies.flatMap((r) => (r.sample === null ? [] : [applyVariant(r.sample, options.variant)].filter((s): s is TrainSample => s !== null)));
+    if (samples.length === 0) throw new Error(`step ${step}: no judged turn trains under ${options.variant}`);
+    const { report, candidate } = await trainer.step(samples, options.lr?.(step));
+    current = candidate;
+    await rollout.engine.setAdapter({ version: candidate.version, sha256: candidate.sha256, path: candidate.path });
+    const record: OnPolicyStep = {
+      step,
+      replies,
+      samples: samples.length,
+      rolloutPass: replies.filter((r) => r.verdict.accepted).length / replies.length,
+      report,
+      candidate,
+      rolloutSeconds,
+    };
+    done.push(record);
+    await options.afterStep?.(record);
+  }
+  return done;
+}
