@@ -31,7 +31,7 @@ describe('LabApi channel lists', () => {
 
   test('the typed API and the handler table cover every method', () => {
     expectTypeOf<keyof LabHandlers>().toEqualTypeOf<LabMethodName>();
-    expectTypeOf<LabApi['runs']['openReference']>().parameter(0).toEqualTypeOf<{ id: string }>();
+    expectTypeOf<LabApi['runs']['openReference']>().parameter(0).toEqualTypeOf<{ id: string; purpose?: 'view' | 'overlay' | undefined }>();
     expectTypeOf<LabApi['app']['info']>().toBeCallableWith();
     expectTypeOf<LabApi['on']>().parameter(0).toEqualTypeOf<LabEventName>();
   });

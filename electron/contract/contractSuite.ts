@@ -78,6 +78,16 @@ export function defineContractSuite(transportName: string, start: () => Promise<
       expect(run.warnings).toEqual([]);
     });
 
+    test('runs.openReference for an overlay loads the same run without announcing it as opened', async () => {
+      const loaded: unknown[] = [];
+      const off = harness.api.on('runs.loaded', (summary) => loaded.push(summary));
+      const overlay = await harness.api.runs.openReference({ id: REFERENCE_ID, purpose: 'overlay' });
+      expect(overlay.summary.sessionCount).toBe(72);
+      await harness.api.runs.openReference({ id: REFERENCE_ID });
+      await expect.poll(() => loaded.length).toBe(1);
+      off();
+    });
+
     test('runs.openReference of an unknown id is not-found', async () => {
       await expect(harness.api.runs.openReference({ id: 'no-such-run' })).rejects.toMatchObject({
         name: 'LabError',
@@ -133,6 +143,7 @@ export function defineContractSuite(transportName: string, start: () => Promise<
       const cases: [LabMethodName, unknown][] = [
         ['runs.openReference', { id: 42 }],
         ['runs.openReference', { id: REFERENCE_ID, extra: true }],
+        ['runs.openReference', { id: REFERENCE_ID, purpose: 'delete' }],
         ['runs.openFiles', { files: [] }],
         ['runs.openFiles', { files: [{ name: 'a.csv' }] }],
         ['app.info', null],

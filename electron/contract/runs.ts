@@ -115,8 +115,12 @@ export const runsMethods = {
     result: z.strictObject({ published: PublishedResult, runs: z.array(ReferenceRunInfo) }),
   },
   'runs.openReference': {
-    summary: 'Load a shipped reference run (its hashes are checked first).',
-    params: z.strictObject({ id: z.string().min(1).max(200) }),
+    summary:
+      'Load a shipped reference run (its hashes are checked first), to view it or to draw it behind another run as an overlay.',
+    params: z.strictObject({
+      id: z.string().min(1).max(200),
+      purpose: z.enum(['view', 'overlay']).default('view'),
+    }),
     result: LoadedRun,
   },
   'runs.openFiles': {

@@ -48,7 +48,17 @@ export function createLabCore(options: LabCoreOptions): LabCore {
   const handlers: LabHandlers = {
     'app.info': async () => info,
     'runs.listReferences': async () => references.list(),
-    'runs.openReference': async ({ id }) => announce(await references.open(id)),
+    'runs.openReference': async ({ id, purpose }) => {
+      const run = await references.open(id);
+      switch (purpose) {
+        case 'view':
+          return announce(run);
+        case 'overlay':
+          // Drawn behind another run: not "opened", so no runs.loaded event.
+          events.log('info', `Drawing ${run.summary.title} as the reference overlay.`);
+          return run;
+      }
+    },
     'runs.openFiles': async ({ files }) => {
       const curveName = files[0]?.name ?? 'run';
       try {

@@ -1,0 +1,63 @@
+import { useEffect } from 'react';
+import type { DragEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { LogPanel } from './components/LogPanel';
+import { OpenRunInput } from './components/OpenRunButton';
+import { Sidebar } from './components/Sidebar';
+import { TopBar } from './components/TopBar';
+import { useAppStore } from './stores/appStore';
+import { useReferenceStore } from './stores/referenceStore';
+import { useRunStore } from './stores/runStore';
+import { CurveView } from './views/CurveView';
+import { EmptyView } from './views/EmptyView';
+import { ErrorView } from './views/ErrorView';
+
+function MainContent() {
+  const problem = useAppStore((state) => state.problem);
+  const { status, run, error } = useRunStore(useShallow((state) => ({ status: state.status, run: state.run, error: state.error })));
+  if (problem !== null) {
+    return (
+      <div className="error-view" role="alert" data-testid="lab-problem">
+        <h1>GateLab cannot reach its lab</h1>
+        <p className="error-message">{problem}</p>
+      </div>
+    );
+  }
+  switch (status) {
+    case 'empty':
+      return <EmptyView />;
+    case 'loading':
+      return <div className="loading">Loading…</div>;
+    case 'error':
+      return error === null ? <EmptyView /> : <ErrorView error={error} />;
+    case 'loaded':
+      return run === null ? <EmptyView /> : <CurveView run={run} />;
+  }
+}
+
+export function App() {
+  const openFiles = useRunStore((state) => state.openFiles);
+  useEffect(() => {
+    const report = (error: unknown) => console.error(error);
+    useAppStore.getState().load().catch(report);
+    useReferenceStore.getState().load().catch(report);
+  }, []);
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    const files = [...event.dataTransfer.files];
+    if (files.length > 0) void openFiles(files);
+  };
+  return (
+    <div className="app" onDragOver={(event) => event.preventDefault()} onDrop={onDrop}>
+      <TopBar />
+      <div className="body">
+        <Sidebar />
+        <main className="main">
+          <MainContent />
+        </main>
+      </div>
+      <LogPanel />
+      <OpenRunInput />
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import { useRunStore } from '../stores/runStore';
+
+const INPUT_ID = 'open-run-input';
+
+/**
+ * The page's one file input: "Open run…" uses the File API in both modes
+ * (Electron shows its native dialog for it). Pick a curve.csv and,
+ * optionally, its gate.csv. Rendered once, in App.
+ */
+export function OpenRunInput() {
+  const openFiles = useRunStore((state) => state.openFiles);
+  return (
+    <input
+      id={INPUT_ID}
+      data-testid={INPUT_ID}
+      type="file"
+      accept=".csv,text/csv"
+      multiple
+      hidden
+      onChange={(event) => {
+        const files = [...(event.currentTarget.files ?? [])];
+        event.currentTarget.value = '';
+        if (files.length > 0) void openFiles(files);
+      }}
+    />
+  );
+}
+
+/** A button that opens the file picker of the page's OpenRunInput. */
+export function OpenRunButton({ variant = 'primary' }: { variant?: 'primary' | 'secondary' }) {
+  return (
+    <button type="button" className={`button ${variant}`} onClick={() => document.getElementById(INPUT_ID)?.click()}>
+      Open run…
+    </button>
+  );
+}

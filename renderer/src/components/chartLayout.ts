@@ -1,0 +1,9 @@
+/** Shared geometry so the curve and the accept strip line up session for session. */
+export const CHART_MARGIN = { top: 12, right: 28, bottom: 4, left: 8 } as const;
+export const Y_AXIS_WIDTH = 52;
+export const TICK_STYLE = { fill: '#9aa4b2', fontSize: 12 } as const;
+
+/** X ticks every 5 sessions (plus the first), whatever the span. */
+export function sessionTicks(sessions: readonly number[]): number[] {
+  return sessions.filter((session, index) => index === 0 || session % 5 === 0);
+}
