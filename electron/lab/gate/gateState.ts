@@ -195,6 +195,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
     case 'run-resumed':
     case 'session-completed':
     case 'trainer-step':
+    case 'trainer-step-refused':
     case 'run-completed':
       return () => undefined;
     default: {

@@ -10,10 +10,10 @@
 // journal with its evidence, and only then applied. All transitions run one
 // at a time (an in-process mutex), so a person's reject can never interleave
 // with a probe round's result; the long probe sampling runs outside it.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GateConfig } from '../recipe/recipeSchema';
 import type { JournalEvent, NewJournalEvent, Rejection } from '../journal/journalEvents';
+import { writeFileAtomic } from '../journal/atomicFile';
 import type { RunJournal } from '../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import type { AdapterRef } from '../serving/engineClient';
@@ -53,9 +53,14 @@ export class ReleaseGate {
   private pumping: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: ReleaseGateOptions) {
+  constructor(private options: ReleaseGateOptions) {
     this.state = foldGateState(options.config.rounds, options.journal.events);
     if (!this.state.pointer) throw new Error('the journal has no run-started event: no serving pointer to guard');
+  }
+
+  /** Connects the probe engine and serving once they run (the gate's state is read before they start). */
+  attach(parts: { probe: ProbeSampler; serving: ServingSwitch }): void {
+    this.options = { ...this.options, ...parts };
   }
 
   get pointer(): ServingPointer {
@@ -347,11 +352,8 @@ export class ReleaseGate {
     servingReplies: JudgedProbeReply[],
   ): Promise<string> {
     const relative = path.join('gate', id, `round-${round}-seed-${seed}.json`);
-    const file = path.join(this.options.runDir, relative);
-    await mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.tmp`;
-    await writeFile(temp, JSON.stringify({ id, round, seed, servingVersion: serving.version, candidate, serving: servingReplies }) + '\n');
-    await rename(temp, file);
+    const evidence = { id, round, seed, servingVersion: serving.version, candidate, serving: servingReplies };
+    await writeFileAtomic(path.join(this.options.runDir, relative), JSON.stringify(evidence) + '\n');
     return relative;
   }
 

@@ -86,11 +86,21 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('trainer-step'),
     step: z.int().positive(),
-    throughSession: z.int().min(0).describe('every judged turn of sessions ≤ this one is in this or an earlier step'),
+    samplesThrough: z
+      .int()
+      .positive()
+      .describe('judged turns consumed so far, counted over the sessions in order: the next step starts after them'),
     samples: z.int().positive(),
     stats: z.record(z.string(), z.number()),
-    checkpoint: z.strictObject({ file: z.string(), sha256 }),
-    candidateId,
+    candidate: z.strictObject({ version: versionId, sha256, blob: z.string() }).describe('stored, then staged to the gate'),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('trainer-step-refused'),
+    samplesThrough: z.int().positive(),
+    samples: z.int().positive(),
+    code: z.string(),
+    message: z.string(),
   }),
   z.strictObject({
     ...base,

@@ -1,9 +1,10 @@
 // runs/<id>/serving.json — which version serves. Written only by promote and
 // rollback (invariant 1), atomically: temp file, fsync, rename, fsync of the
 // folder so the rename itself survives a power cut (invariant 3).
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from './atomicFile';
 
 export const servingPointerSchema = z.strictObject({
   // `base`, or `v<step>-<first 8 hex of sha256>` (docs/internals.md); an
@@ -32,20 +33,5 @@ export async function readServingPointer(runDir: string): Promise<ServingPointer
  */
 export async function writeServingPointer(runDir: string, pointer: ServingPointer): Promise<void> {
   const valid = servingPointerSchema.parse(pointer);
-  const target = servingPointerFile(runDir);
-  const temp = `${target}.${process.pid}.tmp`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(JSON.stringify(valid) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, target);
-  const dir = await open(runDir, 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await writeFileAtomic(servingPointerFile(runDir), JSON.stringify(valid) + '\n');
 }

@@ -1,0 +1,350 @@
+// A run in progress (DESIGN §1–§4): the recipe's sessions, in order, through
+// the gateway to the serving engine; judged turns to the trainer; its
+// candidates through the release gate; promotions swapped into serving
+// between requests. Sessions keep running on the serving version while a
+// candidate is probed. The journal is the source of truth, so `open` on an
+// existing run folder resumes it exactly where it stopped.
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ReleaseGate } from '../gate/releaseGate';
+import { EngineProbeSampler } from '../gate/probeRunner';
+import type { VerifySettings } from '../gate/verifyCandidate';
+import { sha256Hex } from '../gate/verifyCandidate';
+import { writeFileAtomic } from '../journal/atomicFile';
+import type { JournalEvent } from '../journal/journalEvents';
+import { RunJournal } from '../journal/runJournal';
+import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
+import { createTurnJudge } from '../judge/createTurnJudge';
+import { loadRecipe, resolveRecipePath, type LoadedRecipe } from '../recipe/loadRecipe';
+import { recipeSchema, type Recipe } from '../recipe/recipeSchema';
+import { probeHost, reasonsNotRunnable } from '../recipe/runnability';
+import { startEmbeddedEngine, type EmbeddedEngine } from '../serving/engineClient';
+import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
+import { loadPolicyTokenizer } from '../serving/policyTokenizer';
+import { ServingState } from '../serving/servingState';
+import { adapterSpec, loraModuleFromPeft } from '../weights/adapterSpec';
+import { policyShape, readPolicyConfig, type PolicyShape } from '../weights/policyConfig';
+import { Tokenizer } from '../../workers/embedded/tokenizer';
+import { trainSampleSchema, type TrainSample } from '../../workers/embedded/trainer/trainSample';
+import { lockRun, runPaths } from './runFolder';
+import { writeRunReport, type RunSummaryFile } from './runReport';
+import { loadRunTasks, type RunTasks } from './runTasks';
+import { runSession, type SessionResult } from './runSession';
+import { TrainerFeed } from './trainerFeed';
+import { z } from 'zod';
+
+export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number };
+
+export class RunNotRunnableError extends Error {
+  constructor(
+    readonly recipeFile: string,
+    readonly reasons: readonly string[],
+  ) {
+    super(`${recipeFile} cannot run on this machine:\n${reasons.map((r) => `  - ${r}`).join('\n')}`);
+    this.name = 'RunNotRunnableError';
+  }
+}
+
+export type LiveRunOptions = {
+  onLog?: (line: string) => void;
+  /** Called after each session is journaled, before the next starts (the bench injects here). */
+  afterSession?: (session: number, run: LiveRun) => Promise<void>;
+};
+
+/** The recipe with the command line's overrides applied; what the journal records. */
+export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe {
+  const out = structuredClone(recipe);
+  if (overrides.seed !== undefined) out.seed = overrides.seed;
+  if (overrides.confirm !== undefined) out.gate.confirm = overrides.confirm;
+  if (overrides.sessions !== undefined) {
+    if (!Number.isInteger(overrides.sessions) || overrides.sessions < 1 || overrides.sessions > recipe.tasks.sessions) {
+      throw new Error(`--sessions must be 1–${recipe.tasks.sessions}`);
+    }
+    out.tasks.sessions = overrides.sessions;
+  }
+  return recipeSchema.parse(out);
+}
+
+/** Creates a new run folder and its first journal events; returns its path. */
+export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides): Promise<string> {
+  const loaded = await loadRecipe(recipeFile);
+  const recipe = applyOverrides(loaded.recipe, overrides);
+  const reasons = reasonsNotRunnable(recipe, probeHost());
+  if (reasons.length > 0) throw new RunNotRunnableError(loaded.file, reasons);
+  await loadRunTasks({ ...loaded, recipe }); // refuse missing or overlapping task files before anything is written
+  const runDir = path.resolve(outDir);
+  await mkdir(runDir, { recursive: true });
+  const release = await lockRun(runDir);
+  try {
+    const journal = await RunJournal.open(runDir);
+    if (journal.events.length > 0) throw new Error(`${runDir} already holds a run; use 'gatelab resume --run ${runDir}'`);
+    const modelDir = resolveRecipePath(loaded, modelDirOf(recipe));
+    const baseSha256 = await baseModelSha256(modelDir);
+    await copyFile(loaded.file, runPaths(runDir).recipe);
+    const base: ServingPointer = { version: 'base', sha256: baseSha256 };
+    await journal.append({ type: 'run-started', runId: path.basename(runDir), recipeFile: loaded.file, recipe, baseVersion: base });
+    await writeServingPointer(runDir, base);
+    await journal.close();
+  } finally {
+    await release();
+  }
+  return runDir;
+}
+
+function modelDirOf(recipe: Recipe): string {
+  if (recipe.policy.kind !== 'embedded') throw new Error(`policy ${recipe.policy.kind} is not embedded`);
+  return recipe.policy.model_dir;
+}
+
+const modelManifestSchema = z.looseObject({ files: z.record(z.string(), z.looseObject({ sha256: z.string() })) });
+
+async function baseModelSha256(modelDir: string): Promise<string> {
+  const file = path.join(modelDir, 'manifest.json');
+  let manifest;
+  try {
+    manifest = modelManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+  } catch (error) {
+    throw new Error(`no usable embedded policy at ${modelDir}: ${(error as Error).message}`);
+  }
+  const sha = manifest.files['base.safetensors']?.sha256;
+  if (!sha) throw new Error(`${file} lists no base.safetensors`);
+  return sha;
+}
+
+type Parts = {
+  token: string;
+  serving: EmbeddedEngine;
+  probe: EmbeddedEngine;
+  servingState: ServingState;
+  gateway: Gateway;
+  feed: TrainerFeed;
+};
+
+export class LiveRun {
+  private parts: Parts | undefined;
+  private stopping = false;
+  private fatal: Error | undefined;
+  private readonly startedAt = Date.now();
+
+  private constructor(
+    readonly runDir: string,
+    readonly runId: string,
+    readonly recipe: Recipe,
+    readonly loaded: Pick<LoadedRecipe, 'dir' | 'file'>,
+    readonly journal: RunJournal,
+    readonly gate: ReleaseGate,
+    readonly tasks: RunTasks,
+    readonly shape: PolicyShape,
+    readonly verify: VerifySettings,
+    private readonly releaseLock: () => Promise<void>,
+    private readonly options: LiveRunOptions,
+  ) {}
+
+  /** Opens a run folder (new or interrupted), starts its engines, trainer and gateway. */
+  static async open(runDir: string, options: LiveRunOptions = {}): Promise<LiveRun> {
+    const release = await lockRun(runDir);
+    let journal: RunJournal | undefined;
+    try {
+      journal = await RunJournal.open(runDir);
+      const started = journal.events[0];
+      if (!started || started.type !== 'run-started') throw new Error(`${runDir} has no run journal (journal.jsonl without run-started)`);
+      if (journal.droppedTornLine) options.onLog?.('the journal ended in a torn line (a crash mid-write); it was dropped');
+      const recipe = recipeSchema.parse(started.recipe);
+      const loaded = { file: started.recipeFile, dir: path.dirname(started.recipeFile) };
+      const modelDir = resolveRecipePath(loaded, modelDirOf(recipe));
+      const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
+      const targets = recipe.trainer.lora.target_modules.map(loraModuleFromPeft);
+      const verify: VerifySettings = {
+        spec: adapterSpec(shape, { rank: recipe.trainer.lora.rank, alpha: recipe.trainer.lora.alpha, targets }),
+        loraScale: recipe.trainer.lora.alpha / recipe.trainer.lora.rank,
+        maxUpdateNorm: recipe.gate.max_update_norm,
+      };
+      const tasks = await loadRunTasks({ ...loaded, recipe });
+      if (journal.events.length > 1) await journal.append({ type: 'run-resumed', pid: process.pid });
+      const gate = new ReleaseGate({
+        runDir,
+        journal,
+        config: recipe.gate,
+        verify,
+        runSeed: recipe.seed,
+        onError: (e) => options.onLog?.(`gate: ${e.message}`),
+      });
+      await gate.reconcilePointerFile(await readServingPointer(runDir).catch(() => undefined));
+      const run = new LiveRun(runDir, started.runId, recipe, loaded, journal, gate, tasks, shape, verify, release, options);
+      await run.startParts(modelDir);
+      return run;
+    } catch (error) {
+      await journal?.close().catch(() => undefined);
+      await release();
+      throw error;
+    }
+  }
+
+  get modelDir(): string {
+    return resolveRecipePath(this.loaded, modelDirOf(this.recipe));
+  }
+
+  get gatewayUrl(): string | undefined {
+    return this.parts?.gateway.url;
+  }
+
+  private async startParts(modelDir: string): Promise<void> {
+    const log = this.options.onLog;
+    const serving = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`serving engine: ${l}`) } : {}) });
+    let probe: EmbeddedEngine | undefined;
+    let gateway: Gateway | undefined;
+    try {
+      const base = this.journal.events[0];
+      if (base?.type !== 'run-started' || base.baseVersion.sha256 !== serving.info.baseSha256) {
+        throw new Error(`the policy at ${modelDir} (base ${serving.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
+      }
+      // Serving loads exactly the pointer's version, hash-checked by the engine.
+      const pointer = this.gate.pointer;
+      const ref = this.gate.adapterRef(pointer);
+      const loaded = await serving.client.setAdapter(ref);
+      const servingState = new ServingState(serving.client, { version: loaded, sha256: pointer.sha256 }, serving.info.baseSha256);
+      probe = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`probe engine: ${l}`) } : {}) });
+      const tokenizer = await loadPolicyTokenizer(modelDir);
+      const token = randomBytes(24).toString('base64url');
+      gateway = await startGateway({
+        engine: serving.client,
+        serving: servingState,
+        tokenizer,
+        token,
+        turnLogTopK: this.recipe.policy.logprobs_top_k,
+      });
+      this.gate.attach({ probe: new EngineProbeSampler(probe.client, this.tasks.probe, this.recipe.gate.probe.sampling), serving: servingState });
+      const feed = new TrainerFeed({
+        runDir: this.runDir,
+        journal: this.journal,
+        gate: this.gate,
+        recipe: this.recipe,
+        modelDir,
+        samples: await this.completedSamples(),
+        ...(log ? { onLog: log } : {}),
+        onFatal: (e) => this.fail(e),
+      });
+      this.parts = { token, serving, probe, servingState, gateway, feed };
+      await feed.start();
+      this.gate.kick();
+    } catch (error) {
+      await gateway?.close().catch(() => undefined);
+      await probe?.client.close().catch(() => undefined);
+      await serving.client.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The judged turns of every completed session, in order, each file checked against its journaled hash. */
+  private async completedSamples(): Promise<TrainSample[]> {
+    const out: TrainSample[] = [];
+    for (const e of this.sessionEvents()) {
+      const bytes = await readFile(path.join(this.runDir, e.samples.file));
+      if (sha256Hex(bytes) !== e.samples.sha256) throw new Error(`${e.samples.file} does not match its journaled sha256`);
+      out.push(...z.array(trainSampleSchema).parse(JSON.parse(bytes.toString('utf8'))));
+    }
+    return out;
+  }
+
+  private sessionEvents(): Extract<JournalEvent, { type: 'session-completed' }>[] {
+    return this.journal.events
+      .filter((e): e is Extract<JournalEvent, { type: 'session-completed' }> => e.type === 'session-completed')
+      .sort((a, b) => a.session - b.session);
+  }
+
+  completedSessions(): Set<number> {
+    return new Set(this.sessionEvents().map((e) => e.session));
+  }
+
+  private fail(error: Error): void {
+    this.fatal ??= error;
+    this.stopping = true;
+  }
+
+  /** Runs the remaining sessions; resolves with the summary once the run is complete (or stopped). */
+  async runSessions(): Promise<RunSummaryFile> {
+    const parts = this.requireParts();
+    const done = this.completedSessions();
+    const judge = createTurnJudge(this.recipe.judge, { seed: this.recipe.seed });
+    const tokenizer = Tokenizer.fromJson(JSON.parse(await readFile(path.join(this.modelDir, 'tokenizer.json'), 'utf8')) as unknown);
+    const ctx = {
+      recipe: this.recipe,
+      gateway: { url: parts.gateway.url, token: parts.token, model: DEFAULT_MODEL_ID },
+      turnRecord: (id: string) => parts.gateway.turnLog.all().find((t) => t.id === id),
+      judge,
+      tokenizer,
+      maxPositions: this.shape.maxPositions,
+    };
+    for (let session = 0; session < this.recipe.tasks.sessions && !this.stopping; session++) {
+      if (done.has(session)) continue;
+      const task = this.tasks.sessions[session]!;
+      const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
+      await this.recordSession(result);
+      parts.feed.add(result.samples);
+      await this.options.afterSession?.(session, this);
+    }
+    if (this.fatal) throw this.fatal;
+    if (this.stopping) return this.report();
+    // Every session is in: the last full batch trains, its candidate goes through the gate.
+    await parts.feed.flush();
+    await this.gate.idle();
+    if (this.fatal) throw this.fatal;
+    if (!this.journal.events.some((e) => e.type === 'run-completed')) {
+      await this.journal.append({ type: 'run-completed', wallSeconds: (Date.now() - this.startedAt) / 1000 });
+    }
+    return this.report();
+  }
+
+  private async recordSession(result: SessionResult): Promise<void> {
+    const paths = runPaths(this.runDir);
+    const transcript = paths.transcript(result.session);
+    const samplesFile = paths.samples(result.session);
+    const samplesText = JSON.stringify(result.samples);
+    await writeFileAtomic(path.join(this.runDir, transcript), JSON.stringify(result, (k, v: unknown) => (k === 'samples' ? undefined : v), 1) + '\n');
+    await writeFileAtomic(path.join(this.runDir, samplesFile), samplesText);
+    await this.journal.append({
+      type: 'session-completed',
+      session: result.session,
+      taskId: result.task.id,
+      accepted: result.firstVerdict.accepted,
+      turns: result.turns.length,
+      versions: result.versions,
+      transcript,
+      samples: { file: samplesFile, sha256: sha256Hex(Buffer.from(samplesText, 'utf8')), count: result.samples.length },
+      curve: { ...result.observation },
+    });
+    await this.report();
+  }
+
+  report(): Promise<RunSummaryFile> {
+    return writeRunReport(this.runDir, this.journal.events, this.recipe.gate.rounds);
+  }
+
+  private requireParts(): Parts {
+    if (!this.parts) throw new Error('the run is not started');
+    return this.parts;
+  }
+
+  /** Stops after the session in progress; the run can be resumed later. */
+  requestStop(): void {
+    this.stopping = true;
+  }
+
+  /** Shuts everything down (the journal keeps all that happened). */
+  async close(): Promise<void> {
+    this.stopping = true;
+    const parts = this.parts;
+    this.parts = undefined;
+    if (parts) {
+      await parts.feed.close().catch((e: unknown) => this.options.onLog?.(`trainer: ${(e as Error).message}`));
+      await this.gate.close();
+      await parts.gateway.close();
+      await parts.probe.client.close();
+      await parts.serving.client.close();
+    }
+    await this.report().catch(() => undefined);
+    await this.journal.close();
+    await this.releaseLock();
+  }
+}

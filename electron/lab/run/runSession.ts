@@ -1,0 +1,156 @@
+// One session, as a straight line (DESIGN §2 data flow): task → student
+// message → gateway → serving engine → reply (tokens, log-probs, top-K,
+// version) → the student's reaction → the turn judged from that next state
+// → a training sample when the dispatch says it trains. At most
+// `max_turns` replies; only the first reply is scored.
+import { judgeReply, type Verdict } from '../judge/criterion';
+import { dispatchTurn, type TurnTraining } from '../judge/dispatch';
+import { appendHintToLastUser } from '../judge/teacherInput';
+import type { TurnJudge, TurnJudgment } from '../judge/turnJudge';
+import { observeSession, type SessionObservation } from '../metrics/curve';
+import type { Recipe } from '../recipe/recipeSchema';
+import type { TurnRecord } from '../serving/turnLog';
+import { deriveSeed } from '../tasks/rng';
+import type { Task } from '../tasks/task';
+import type { Tokenizer } from '../../workers/embedded/tokenizer';
+import { trainSampleSchema, type TrainSample } from '../../workers/embedded/trainer/trainSample';
+import { chatThroughGateway, type ChatMessage, type GatewayEndpoint } from './gatewayChat';
+import { ScriptedStudent } from './scriptedStudent';
+
+export type SessionContext = {
+  recipe: Recipe;
+  gateway: GatewayEndpoint;
+  /** The gateway's record of a completed turn (tokens, log-probs, version), by completion id. */
+  turnRecord: (completionId: string) => TurnRecord | undefined;
+  judge: TurnJudge;
+  tokenizer: Tokenizer;
+  maxPositions: number;
+};
+
+export type TranscriptTurn = {
+  turn: number;
+  user: string;
+  reply: string;
+  version: string;
+  finishReason: string;
+  completionTokens: number;
+  /** The student's reaction: the next state the turn is judged from (absent for the session's last reply if the budget ran out). */
+  nextState: string | null;
+  verdict: Verdict | null;
+  judgment: Pick<TurnJudgment, 'score' | 'votes' | 'hint' | 'hintAccepted' | 'backends'> | null;
+  training: TurnTraining['mode'] | null;
+  /** Why a turn that should train produced no sample (too long, all forced, …). */
+  skipped?: string;
+};
+
+export type SessionResult = {
+  session: number;
+  sessionId: string;
+  task: Pick<Task, 'id' | 'index' | 'question' | 'answer'>;
+  turns: TranscriptTurn[];
+  firstVerdict: Verdict;
+  observation: SessionObservation;
+  samples: TrainSample[];
+  versions: string[];
+  done: boolean;
+};
+
+export async function runSession(ctx: SessionContext, task: Task, session: number, runSeed: number, runId: string): Promise<SessionResult> {
+  const seed = deriveSeed(runSeed, `session-${session}`);
+  const sessionId = `${runId}/session-${session}`;
+  const student = new ScriptedStudent(task, seed);
+  const maxTurns = ctx.recipe.session.max_turns;
+  const messages: ChatMessage[] = [{ role: 'user', content: student.firstMessage() }];
+  const turns: TranscriptTurn[] = [];
+  const samples: TrainSample[] = [];
+  let done = false;
+
+  for (let turn = 0; turn < maxTurns && !done; turn++) {
+    const isLast = turn === maxTurns - 1;
+    const reply = await chatThroughGateway(ctx.gateway, {
+      sessionId,
+      sessionDone: isLast,
+      messages,
+      sampling: ctx.recipe.policy.sampling,
+      seed: deriveSeed(seed, `turn-${turn}`),
+    });
+    const record = ctx.turnRecord(reply.id);
+    if (!record) throw new Error(`the gateway has no turn record for ${reply.id}`);
+    if (record.version !== reply.version) throw new Error(`turn ${reply.id}: reply says ${reply.version}, the turn log ${record.version}`);
+
+    // The next state: the student's reaction (none after the last allowed reply).
+    const reaction = isLast ? null : student.react(reply.text);
+    const entry: TranscriptTurn = {
+      turn,
+      user: messages.at(-1)!.content,
+      reply: reply.text,
+      version: reply.version,
+      finishReason: reply.finishReason,
+      completionTokens: record.response.completionTokens,
+      nextState: reaction?.message ?? null,
+      verdict: reaction?.verdict ?? (turn === 0 ? judgeReply(reply.text, task.answer) : null),
+      judgment: null,
+      training: null,
+    };
+    if (reaction) {
+      const judgment = await ctx.judge.judgeTurn({ assistantOutput: reply.text, nextState: reaction.message });
+      const training = dispatchTurn(judgment);
+      entry.judgment = { score: judgment.score, votes: judgment.votes, hint: judgment.hint, hintAccepted: judgment.hintAccepted, backends: judgment.backends };
+      entry.training = training.mode;
+      if (training.mode !== 'none') {
+        const built = sampleOf(ctx, sessionId, turn, messages, record, training);
+        if (typeof built === 'string') entry.skipped = built;
+        else samples.push(built);
+      }
+      done = reaction.done;
+    }
+    turns.push(entry);
+    messages.push({ role: 'assistant', content: reply.text });
+    if (reaction && !reaction.done) messages.push({ role: 'user', content: reaction.message });
+  }
+
+  const first = turns[0]!;
+  const firstVerdict = first.verdict ?? judgeReply(first.reply, task.answer);
+  return {
+    session,
+    sessionId,
+    task: { id: task.id, index: task.index, question: task.question, answer: task.answer },
+    turns,
+    firstVerdict,
+    observation: observeSession({ session, firstReply: first.reply, verdict: firstVerdict, turns: turns.length }),
+    samples,
+    versions: turns.map((t) => t.version),
+    done,
+  };
+}
+
+/** The trainer's sample for a judged turn, or why there is none. */
+function sampleOf(
+  ctx: SessionContext,
+  sessionId: string,
+  turn: number,
+  messages: readonly ChatMessage[],
+  record: TurnRecord,
+  training: Exclude<TurnTraining, { mode: 'none' }>,
+): TrainSample | string {
+  const promptIds = ctx.tokenizer.encodeChat(messages);
+  const hintedPromptIds = training.hint === null ? undefined : ctx.tokenizer.encodeChat(appendHintToLastUser(messages, training.hint));
+  const r = record.response;
+  const longest = Math.max(promptIds.length, hintedPromptIds?.length ?? 0) + r.tokenIds.length;
+  if (longest > ctx.maxPositions) return `sequence of ${longest} tokens exceeds the model's ${ctx.maxPositions} positions`;
+  const candidate = {
+    sessionId,
+    turn,
+    promptIds,
+    responseIds: r.tokenIds,
+    forced: r.forced,
+    logprobs: r.logprobs,
+    topIds: r.topIds,
+    topLogprobs: r.topLogprobs,
+    reward: training.reward,
+    ...(hintedPromptIds ? { hintedPromptIds } : {}),
+  };
+  const parsed = trainSampleSchema.safeParse(candidate);
+  if (!parsed.success) return `not trainable: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`;
+  return parsed.data;
+}

@@ -1,0 +1,156 @@
+// Judged turns → the trainer worker → candidates for the gate. One optimizer
+// step per `batch_turns` judged turns (the reference's 16), taken in session
+// order; each step's candidate is journaled, then staged to the gate like any
+// other candidate. Sessions never wait for a step: the trainer works in its
+// own process while the next sessions run on the serving version.
+//
+// Durable: the journal records how many judged turns each step consumed
+// (`samplesThrough`), so after a crash the turns after the last step are fed
+// again and none is trained twice; the trainer resumes from the last step's
+// stored adapter.
+import path from 'node:path';
+import type { RunJournal } from '../journal/runJournal';
+import type { ReleaseGate } from '../gate/releaseGate';
+import type { Recipe } from '../recipe/recipeSchema';
+import { loraModuleFromPeft } from '../weights/adapterSpec';
+import { SupervisedWorker } from '../workers/supervisedWorker';
+import { workerEntry } from '../workers/workerEntry';
+import { WorkerCallError } from '../workers/workerMessages';
+import { trainerProtocol } from '../../workers/embedded/trainer/trainerProtocol';
+import type { TrainSample } from '../../workers/embedded/trainer/trainSample';
+
+export type TrainerFeedOptions = {
+  runDir: string;
+  journal: RunJournal;
+  gate: ReleaseGate;
+  recipe: Recipe;
+  modelDir: string;
+  /** Every judged turn of the completed sessions, in session order (read back from the run on resume). */
+  samples: TrainSample[];
+  onLog?: (line: string) => void;
+  /** A failure the feed cannot record (the journal itself failed): the run must stop. */
+  onFatal: (error: Error) => void;
+};
+
+export class TrainerFeed {
+  private readonly worker: SupervisedWorker<typeof trainerProtocol>;
+  private readonly all: TrainSample[];
+  private consumed: number;
+  private resumeFrom: string | undefined;
+  private inFlight: Promise<void> | undefined;
+  private stopped = false;
+  lastStep = 0;
+
+  constructor(private readonly options: TrainerFeedOptions) {
+    this.all = [...options.samples];
+    const steps = options.journal.events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
+    const last = steps.at(-1);
+    this.consumed = last?.samplesThrough ?? 0;
+    const lastTrained = [...steps].reverse().find((e) => e.type === 'trainer-step');
+    this.resumeFrom = lastTrained?.type === 'trainer-step' ? lastTrained.candidate.version : undefined;
+    this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
+    const { recipe } = options;
+    const t = recipe.trainer;
+    this.worker = new SupervisedWorker({
+      name: 'trainer',
+      protocol: trainerProtocol,
+      entry: () => workerEntry('trainer'),
+      startTimeoutMs: 120_000,
+      // After every (re)start: the model, the store and the adapter of the last journaled step.
+      setup: async (connection) => {
+        await connection.call('init', {
+          modelDir: options.modelDir,
+          storeDir: path.join(options.runDir, 'weights'),
+          lora: { rank: t.lora.rank, alpha: t.lora.alpha, targets: t.lora.target_modules.map(loraModuleFromPeft) },
+          objective: {
+            temperature: 1,
+            clipLow: t.loss.clip_low,
+            clipHigh: t.loss.clip_high,
+            logRatioClamp: t.loss.log_ratio_clamp,
+            wRl: t.loss.w_rl,
+            wOpd: t.loss.w_opd,
+            klCoef: t.loss.kl_coef,
+            opdAdvantageClamp: t.loss.opd_advantage_clamp,
+          },
+          optimizer: { lr: t.optimizer.lr, betas: t.optimizer.betas, weightDecay: t.optimizer.weight_decay },
+          seed: recipe.seed,
+          ...(this.resumeFrom ? { resumeFrom: this.resumeFrom } : {}),
+          maxTokensPerCall: 4096,
+        }, { timeoutMs: 120_000 });
+      },
+      ...(options.onLog ? { onLog: (line: string) => options.onLog?.(`trainer: ${line}`) } : {}),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.worker.start();
+    // A step journaled just before a crash may not have reached the gate yet.
+    for (const e of this.options.journal.events) {
+      if (e.type !== 'trainer-step') continue;
+      const staged = this.options.gate.candidates().some((c) => c.version === e.candidate.version && c.source.kind === 'trainer');
+      if (!staged) await this.options.gate.stage({ ...e.candidate, source: { kind: 'trainer', step: e.step } });
+    }
+    this.maybeStep();
+  }
+
+  get pendingTurns(): number {
+    return this.all.length - this.consumed;
+  }
+
+  /** Adds a completed session's judged turns (after its session-completed event is on disk). */
+  add(samples: readonly TrainSample[]): void {
+    this.all.push(...samples);
+    this.maybeStep();
+  }
+
+  /** Waits for the step in flight (and any batch already complete behind it). */
+  async flush(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.flush();
+    await this.worker.shutdown(5000);
+  }
+
+  private maybeStep(): void {
+    const batch = this.options.recipe.trainer.batch_turns;
+    if (this.inFlight || this.stopped || this.pendingTurns < batch) return;
+    const through = this.consumed + batch;
+    const samples = this.all.slice(this.consumed, through);
+    this.inFlight = this.step(samples, through)
+      .catch((error: unknown) => this.options.onFatal(error as Error))
+      .finally(() => {
+      this.inFlight = undefined;
+      this.maybeStep();
+    });
+  }
+
+  private async step(samples: TrainSample[], through: number): Promise<void> {
+    const { journal, gate, runDir } = this.options;
+    try {
+      const { report, candidate } = await this.worker.call('step', { samples }, { timeoutMs: 600_000 });
+      const blob = path.relative(runDir, candidate.path);
+      const stats = { loss: report.loss, pg: report.pg, opd: report.opd, kl: report.kl, klCoef: report.klCoef, gradNorm: report.gradNorm, updateNorm: report.updateNorm, tokens: report.tokens, seconds: report.seconds };
+      await journal.append({
+        type: 'trainer-step',
+        step: report.step,
+        samplesThrough: through,
+        samples: samples.length,
+        stats,
+        candidate: { version: candidate.version, sha256: candidate.sha256, blob },
+      });
+      this.consumed = through;
+      this.resumeFrom = candidate.version;
+      this.lastStep = report.step;
+      await gate.stage({ version: candidate.version, sha256: candidate.sha256, blob, source: { kind: 'trainer', step: report.step } });
+    } catch (error) {
+      // Fail closed: the batch makes no candidate; it is recorded and not retried.
+      const code = error instanceof WorkerCallError ? error.code : 'error';
+      await journal.append({ type: 'trainer-step-refused', samplesThrough: through, samples: samples.length, code, message: (error as Error).message });
+      this.consumed = through;
+      this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
+    }
+  }
+}
