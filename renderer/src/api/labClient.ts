@@ -13,9 +13,11 @@ declare global {
 export type TransportKind = 'ipc' | 'http';
 
 /** Which transport this page will use, and why not, when it has none. */
-export function chooseTransport(
-  win: Pick<Window, 'gatelab' | 'location'>,
-): { kind: TransportKind; transport: LabTransport } | { kind: 'none'; reason: string } {
+export function chooseTransport(win: {
+  readonly gatelab?: LabTransport | undefined;
+  readonly location: Pick<Location, 'search' | 'origin'>;
+  readonly WebSocket: unknown;
+}): { kind: TransportKind; transport: LabTransport } | { kind: 'none'; reason: string } {
   if (win.gatelab !== undefined) return { kind: 'ipc', transport: win.gatelab };
   const token = new URLSearchParams(win.location.search).get('token');
   if (token === null || token === '') {
@@ -26,7 +28,7 @@ export function chooseTransport(
     transport: createHttpTransport({
       origin: win.location.origin,
       token,
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      WebSocket: win.WebSocket as unknown as WebSocketConstructor,
     }),
   };
 }
@@ -38,7 +40,7 @@ let unavailableReason = '';
 /** The page's one LabApi: `window.gatelab` (IPC) in Electron, else HTTP + WebSocket. */
 export function getLab(): LabApi | null {
   if (lab === null && transportKind === 'none' && unavailableReason === '') {
-    const choice = chooseTransport(window);
+    const choice = chooseTransport({ gatelab: window.gatelab, location: window.location, WebSocket: window.WebSocket });
     if (choice.kind === 'none') unavailableReason = choice.reason;
     else {
       transportKind = choice.kind;
