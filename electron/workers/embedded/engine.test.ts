@@ -22,7 +22,7 @@ const question =
   'My homework is in homework/3.txt. Here it is: "A baker makes 48 rolls and sells 18 of them. He then bakes 3 trays of 12 more. How many rolls does he have now?" Can you help me solve it? Show me the answer first, and don\'t write to the file until I tell you.';
 
 function request(overrides: Partial<GenerateParams> = {}, content = question): GenerateParams {
-  return GenerateParamsSchema.parse({ messages: [{ role: 'user', content }], seed: 1, ...overrides });
+  return GenerateParamsSchema.parse({ messages: [{ role: 'user', content }], seed: 1, sampling: { maxTokens: 300 }, ...overrides });
 }
 
 function maxAbsDiff(a: readonly number[], b: readonly number[]): number {
