@@ -232,7 +232,7 @@ async function main(): Promise<void> {
         {
           objective: { ...DEFAULT_OBJECTIVE, klCoef: num('kl') },
           optimizer: { lr: LR, betas: [0.9, 0.98], eps: 1e-8, weightDecay: 0.1, maxGradNorm: num('clip') },
-          maxTokensPerCall: 4096,
+          maxTokensPerCall: 2048,
         },
         0,
         model.forward,

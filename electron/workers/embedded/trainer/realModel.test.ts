@@ -31,7 +31,8 @@ import { LoraParams } from './loraParams';
 import { padRight } from './sequenceBatch';
 import { loadTrainerModel, type TrainerModel } from './trainerModel';
 
-const MODEL_DIR = fileURLToPath(new URL('../../../../assets/models/policy/', import.meta.url));
+// GATELAB_TEST_POLICY_DIR points the test at another build of the policy (e.g. a smoke build).
+const MODEL_DIR = process.env.GATELAB_TEST_POLICY_DIR ?? fileURLToPath(new URL('../../../../assets/models/policy/', import.meta.url));
 const HOMEWORK = fileURLToPath(new URL('../../../../assets/homework/homework.json', import.meta.url));
 const ready = ['grad.onnx', 'decode.onnx', 'base.safetensors', 'manifest.json'].every((f) => existsSync(`${MODEL_DIR}${f}`));
 

@@ -47,7 +47,7 @@ export async function trainRewardInvertedAdapter(options: RewardInvertedOptions)
     const trainer = new LoraTrainer(
       options.model.graph,
       LoraParams.init(options.model.shape, settings, seed),
-      { objective: { ...DEFAULT_OBJECTIVE }, optimizer, maxTokensPerCall: 4096 },
+      { objective: { ...DEFAULT_OBJECTIVE }, optimizer, maxTokensPerCall: 2048 },
       0,
       options.model.forward,
     );
