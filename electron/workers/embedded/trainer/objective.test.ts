@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { clippedSurrogate, DEFAULT_OBJECTIVE, positionObjective, softmax, writeLogitsGradient, logSumExpScaled } from './objective';
+import { applyVariant } from './onPolicySteps';
+import type { TrainSample } from './trainSample';
+
+const cfg = DEFAULT_OBJECTIVE;
+
+describe('the PPO clipped surrogate', () => {
+  it.each([
+    // [log-ratio, advantage, value, slope] — slope is d(value)/d logπ
+    ['ratio 1, A = +1: −A, slope −1', 0, 1, -1, -1],
+    ['ratio e^0.5 > 1.28, A > 0: clipped at 1.28, no slope', 0.5, 1, -1.28, 0],
+    ['ratio e^0.1 < 1.28, A > 0: unclipped', 0.1, 1, -Math.exp(0.1), -Math.exp(0.1)],
+    ['ratio e^-0.5 < 0.8, A < 0: clipped at 0.8, no slope', -0.5, -1, 0.8, 0],
+    ['ratio e^0.5, A < 0: the pessimistic unclipped branch keeps its slope', 0.5, -1, Math.exp(0.5), Math.exp(0.5)],
+    ['log-ratio 25, A < 0: clamped at 20, no slope', 25, -1, Math.exp(20), 0],
+    ['A = 0: nothing', 0.3, 0, -0, 0],
+  ] as const)('%s', (_name, logRatio, advantage, value, slope) => {
+    const r = clippedSurrogate(-1 + logRatio, -1, advantage, cfg);
+    expect(r.value).toBeCloseTo(value, 9);
+    expect(r.dlogp).toBeCloseTo(slope, 9);
+  });
+});
+
+describe('the OPD top-K term', () => {
+  it('weights the clamped teacher advantage by the softmax of the old top-K', () => {
+    const old = [-0.5, -1.5, -2.5, -3];
+    const teacher = [-3, -0.2, -2.5, -1];
+    const w = softmax(old);
+    const terms = positionObjective((id) => old[id] as number, { sampledId: 0, oldLogprob: -0.5, reward: 0, opd: { ids: [0, 1, 2, 3], old, teacher } }, cfg);
+    // at ratio 1 each term is −A_v, A_v = clamp(teacher − old, ±1)·w_v
+    const advantages = [-1, 1, 0, 1].map((a, v) => a * (w[v] as number));
+    expect(terms.opd).toBeCloseTo(-advantages.reduce((a, b) => a + b, 0), 12);
+    expect(terms.pg).toBeCloseTo(-0, 12);
+    expect(terms.ids).toEqual([0, 1, 3]);
+    expect(terms.dlogp).toEqual([-(advantages[0] as number), -(advantages[1] as number), -(advantages[3] as number)].map((x) => expect.closeTo(x, 12)));
+  });
+
+  it('the KL term reaches the gradient only when configured, and is reported', () => {
+    const input = { sampledId: 2, oldLogprob: -1, reward: 0, baseLogprob: -0.5 };
+    const off = positionObjective(() => -1, input, cfg);
+    expect(off.kl).toBe(0);
+    expect(off.ids).toEqual([]);
+    const on = positionObjective(() => -1, input, { ...cfg, klCoef: 0.1 });
+    expect(on.kl).toBeCloseTo(Math.exp(0.5) - 0.5 - 1, 12);
+    expect(on.dlogp[0]).toBeCloseTo(-0.1 * (Math.exp(0.5) - 1), 12);
+    expect(() => positionObjective(() => -1, { ...input, baseLogprob: undefined }, { ...cfg, klCoef: 0.1 })).toThrow(/base log-prob/);
+  });
+
+  it('dLoss/dlogits sums to zero over the vocabulary (softmax invariance) and scales with 1/T', () => {
+    const row = Float64Array.from([0.3, -1, 2, 0.5, -0.2]);
+    const out = new Float64Array(5);
+    writeLogitsGradient(row, logSumExpScaled(row, 0.5), 0.5, [2, 4], [-1, 0.5], 0.25, out);
+    expect(out.reduce((a, b) => a + b, 0)).toBeCloseTo(0, 12);
+    const p = row.map((z) => Math.exp(z / 0.5 - logSumExpScaled(row, 0.5)));
+    expect(out[2]).toBeCloseTo(((-1 - (p[2] as number) * -0.5) * 0.25) / 0.5, 12);
+  });
+});
+
+describe('signal variants (RL only / OPD only / reward-inverted)', () => {
+  const sample: TrainSample = {
+    sessionId: 's',
+    turn: 0,
+    promptIds: [1, 2],
+    responseIds: [3],
+    forced: [false],
+    logprobs: [-1],
+    topIds: [[3]],
+    topLogprobs: [[-1]],
+    reward: -1,
+    hintedPromptIds: [1, 9, 2],
+  };
+  it('keeps, strips or flips exactly the parts the variant names', () => {
+    expect(applyVariant(sample, 'both')).toBe(sample);
+    expect(applyVariant(sample, 'rl-only')).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant(sample, 'rl-only')?.reward).toBe(-1);
+    expect(applyVariant(sample, 'opd-only')).toMatchObject({ reward: 0, hintedPromptIds: [1, 9, 2] });
+    expect(applyVariant(sample, 'reward-inverted')).toMatchObject({ reward: 1 });
+    expect(applyVariant(sample, 'reward-inverted')).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
+    const { hintedPromptIds: _h, ...noTeacher } = sample;
+    expect(applyVariant(noTeacher, 'opd-only')).toBeNull();
+  });
+});
