@@ -46,12 +46,15 @@ if (existsSync(vitestJson)) {
   const report = JSON.parse(readFileSync(vitestJson, 'utf8'));
   totals.passed += report.numPassedTests ?? 0;
   totals.failed += report.numFailedTests ?? 0;
-  // A suite that fails to load has no tests; count it, or it would vanish from the total.
-  const brokenSuites = (report.testResults ?? []).filter((suite) => suite.status === 'failed' && (suite.assertionResults ?? []).length === 0);
+  // A file that fails to load, or whose beforeAll throws, fails with no failed test
+  // (its tests are reported skipped); count it once, or it would vanish from the total.
+  const brokenSuites = (report.testResults ?? []).filter(
+    (suite) => suite.status === 'failed' && !(suite.assertionResults ?? []).some((test) => test.status === 'failed'),
+  );
   totals.failed += brokenSuites.length;
   totals.notes.push(
     `vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped` +
-      (brokenSuites.length > 0 ? `, ${brokenSuites.length} file(s) failed to load` : ''),
+      (brokenSuites.length > 0 ? `; ${brokenSuites.length} file(s) failed outside their tests (load or hook errors), counted as failed` : ''),
   );
 } else {
   totals.failed += 1;
