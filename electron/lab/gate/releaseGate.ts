@@ -59,7 +59,7 @@ export class ReleaseGate {
   }
 
   /** Connects the probe engine and serving once they run (the gate's state is read before they start). */
-  attach(parts: { probe: ProbeSampler; serving: ServingSwitch }): void {
+  attach(parts: { probe: ProbeSampler; serving?: ServingSwitch }): void {
     this.options = { ...this.options, ...parts };
   }
 

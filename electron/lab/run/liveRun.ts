@@ -32,6 +32,11 @@ import { writeRunReport, type RunSummaryFile } from './runReport';
 import { loadRunTasks, type RunTasks } from './runTasks';
 import { runSession, type SessionResult } from './runSession';
 import { TrainerFeed } from './trainerFeed';
+import { statusFromEvents, type RunStatus } from './runStatus';
+import { makeBadCandidate } from '../gate/badCandidates';
+import { stageableAdapterFile } from '../gate/stageAdapterFile';
+import type { CandidateRecord } from '../gate/gateState';
+import type { BadCandidateKind } from '../journal/journalEvents';
 import { z } from 'zod';
 
 export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number };
@@ -47,6 +52,13 @@ export class RunNotRunnableError extends Error {
 }
 
 export type LiveRunOptions = {
+  /**
+   * 'run': sessions, serving engine, gateway, trainer, probe engine.
+   * 'gate': only the gate and its probe engine — an offline confirm, reject,
+   * rollback or inject on a run no process is running (nothing serves, the
+   * pointer is still the one truth).
+   */
+  mode?: 'run' | 'gate';
   onLog?: (line: string) => void;
   /** Called after each session is journaled, before the next starts (the bench injects here). */
   afterSession?: (session: number, run: LiveRun) => Promise<void>;
@@ -112,14 +124,8 @@ async function baseModelSha256(modelDir: string): Promise<string> {
   return sha;
 }
 
-type Parts = {
-  token: string;
-  serving: EmbeddedEngine;
-  probe: EmbeddedEngine;
-  servingState: ServingState;
-  gateway: Gateway;
-  feed: TrainerFeed;
-};
+type ServingParts = { token: string; serving: EmbeddedEngine; servingState: ServingState; gateway: Gateway; feed: TrainerFeed };
+type Parts = { probe: EmbeddedEngine; live: ServingParts | undefined };
 
 export class LiveRun {
   private parts: Parts | undefined;
@@ -186,35 +192,41 @@ export class LiveRun {
   }
 
   get gatewayUrl(): string | undefined {
-    return this.parts?.gateway.url;
+    return this.parts?.live?.gateway.url;
   }
 
   private async startParts(modelDir: string): Promise<void> {
     const log = this.options.onLog;
-    const serving = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`serving engine: ${l}`) } : {}) });
-    let probe: EmbeddedEngine | undefined;
+    const base = this.journal.events[0];
+    const probe = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`probe engine: ${l}`) } : {}) });
+    if (base?.type !== 'run-started' || base.baseVersion.sha256 !== probe.info.baseSha256) {
+      await probe.client.close();
+      throw new Error(`the policy at ${modelDir} (base ${probe.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
+    }
+    const sampler = new EngineProbeSampler(probe.client, this.tasks.probe, this.recipe.gate.probe.sampling);
+    if ((this.options.mode ?? 'run') === 'gate') {
+      this.gate.attach({ probe: sampler });
+      this.parts = { probe, live: undefined };
+      this.gate.kick();
+      return;
+    }
+    let serving: EmbeddedEngine | undefined;
     let gateway: Gateway | undefined;
     try {
-      const base = this.journal.events[0];
-      if (base?.type !== 'run-started' || base.baseVersion.sha256 !== serving.info.baseSha256) {
-        throw new Error(`the policy at ${modelDir} (base ${serving.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
-      }
+      serving = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`serving engine: ${l}`) } : {}) });
       // Serving loads exactly the pointer's version, hash-checked by the engine.
       const pointer = this.gate.pointer;
-      const ref = this.gate.adapterRef(pointer);
-      const loaded = await serving.client.setAdapter(ref);
+      const loaded = await serving.client.setAdapter(this.gate.adapterRef(pointer));
       const servingState = new ServingState(serving.client, { version: loaded, sha256: pointer.sha256 }, serving.info.baseSha256);
-      probe = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`probe engine: ${l}`) } : {}) });
-      const tokenizer = await loadPolicyTokenizer(modelDir);
       const token = randomBytes(24).toString('base64url');
       gateway = await startGateway({
         engine: serving.client,
         serving: servingState,
-        tokenizer,
+        tokenizer: await loadPolicyTokenizer(modelDir),
         token,
         turnLogTopK: this.recipe.policy.logprobs_top_k,
       });
-      this.gate.attach({ probe: new EngineProbeSampler(probe.client, this.tasks.probe, this.recipe.gate.probe.sampling), serving: servingState });
+      this.gate.attach({ probe: sampler, serving: servingState });
       const feed = new TrainerFeed({
         runDir: this.runDir,
         journal: this.journal,
@@ -225,13 +237,13 @@ export class LiveRun {
         ...(log ? { onLog: log } : {}),
         onFatal: (e) => this.fail(e),
       });
-      this.parts = { token, serving, probe, servingState, gateway, feed };
+      this.parts = { probe, live: { token, serving, servingState, gateway, feed } };
       await feed.start();
       this.gate.kick();
     } catch (error) {
       await gateway?.close().catch(() => undefined);
-      await probe?.client.close().catch(() => undefined);
-      await serving.client.close().catch(() => undefined);
+      await serving?.client.close().catch(() => undefined);
+      await probe.client.close().catch(() => undefined);
       throw error;
     }
   }
@@ -264,7 +276,7 @@ export class LiveRun {
 
   /** Runs the remaining sessions; resolves with the summary once the run is complete (or stopped). */
   async runSessions(): Promise<RunSummaryFile> {
-    const parts = this.requireParts();
+    const parts = this.requireLive();
     const done = this.completedSessions();
     const judge = createTurnJudge(this.recipe.judge, { seed: this.recipe.seed });
     const tokenizer = Tokenizer.fromJson(JSON.parse(await readFile(path.join(this.modelDir, 'tokenizer.json'), 'utf8')) as unknown);
@@ -321,9 +333,57 @@ export class LiveRun {
     return writeRunReport(this.runDir, this.journal.events, this.recipe.gate.rounds);
   }
 
-  private requireParts(): Parts {
-    if (!this.parts) throw new Error('the run is not started');
-    return this.parts;
+  private requireLive(): ServingParts {
+    const live = this.parts?.live;
+    if (!live) throw new Error('the run is not serving (opened in gate mode, or closed)');
+    return live;
+  }
+
+  /** The gateway a person (or the 200-request test) can talk to while the run is live. */
+  gatewayEndpoint(): { url: string; token: string; model: string } {
+    const live = this.requireLive();
+    return { url: live.gateway.url, token: live.token, model: DEFAULT_MODEL_ID };
+  }
+
+  // ── what a person can do (the CLI, the control endpoint and the desktop call these) ──
+
+  status(): RunStatus {
+    return statusFromEvents(this.journal.events);
+  }
+
+  confirm(id: string): Promise<CandidateRecord> {
+    return this.gate.confirm(id, 'person');
+  }
+
+  reject(id: string, reason: string): Promise<CandidateRecord> {
+    return this.gate.reject(id, reason);
+  }
+
+  rollback(version: string): Promise<ServingPointer> {
+    return this.gate.rollback(version);
+  }
+
+  /** Builds a bad candidate (or reads an adapter file) and stages it through the gate. */
+  async inject(request: { kind: BadCandidateKind } | { file: string }): Promise<CandidateRecord> {
+    const parts = this.parts;
+    if (!parts) throw new Error('the run is closed');
+    const base = this.journal.events[0];
+    if (base?.type !== 'run-started') throw new Error('no run-started event');
+    const l = this.recipe.trainer.lora;
+    const input =
+      'file' in request
+        ? await stageableAdapterFile(this.runDir, request.file, base.baseVersion.sha256, { rank: l.rank, alpha: l.alpha, targets: [...l.target_modules] })
+        : await makeBadCandidate(request.kind, {
+            runDir: this.runDir,
+            recipe: this.recipe,
+            modelDir: this.modelDir,
+            spec: this.verify.spec,
+            loraScale: this.verify.loraScale,
+            tasks: this.tasks.sessions,
+            scratchEngine: parts.probe.client,
+            seed: this.recipe.seed + this.gate.candidates().length,
+          });
+    return this.gate.stage(input);
   }
 
   /** Stops after the session in progress; the run can be resumed later. */
@@ -337,11 +397,11 @@ export class LiveRun {
     const parts = this.parts;
     this.parts = undefined;
     if (parts) {
-      await parts.feed.close().catch((e: unknown) => this.options.onLog?.(`trainer: ${(e as Error).message}`));
+      await parts.live?.feed.close().catch((e: unknown) => this.options.onLog?.(`trainer: ${(e as Error).message}`));
       await this.gate.close();
-      await parts.gateway.close();
+      await parts.live?.gateway.close();
       await parts.probe.client.close();
-      await parts.serving.client.close();
+      await parts.live?.serving.client.close();
     }
     await this.report().catch(() => undefined);
     await this.journal.close();
