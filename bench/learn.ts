@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { EngineProbeSampler } from '../electron/lab/gate/probeRunner';
+import { problemSeed } from '../electron/lab/gate/probeRunner';
 import { judgeProbeReply, probeMetrics } from '../electron/lab/gate/probeMetrics';
 import type { ProbeMetrics } from '../electron/lab/journal/journalEvents';
 import { createRuleHintJudge, createRulePrm } from '../electron/lab/judge/ruleJudge';
@@ -120,6 +120,8 @@ interface Row {
   trainSeconds: number | null;
   trainTokens: number | null;
   gflops: number | null;
+  /** Two probe replies of this step, for reading what the numbers mean. */
+  examples?: Array<{ task: string; gold: number; accepted: boolean; reason: string | null; text: string }>;
 }
 
 interface VariantSummary {
@@ -183,9 +185,28 @@ async function main(): Promise<void> {
   const shape = model.shape;
   const engine = await startEmbeddedEngine({ modelDir, env: { GATELAB_ORT_THREADS: String(THREADS) } });
   const judge = composeTurnJudge(createRulePrm(), createRuleHintJudge());
-  const prober = new EngineProbeSampler(engine.client, probeTasks, PROBE_SAMPLING);
-  const probe = async (adapter: { version: string; sha256: string; path: string } | null): Promise<ProbeMetrics> =>
-    probeMetrics((await prober.sample(adapter, PROBE_SEED)).map(judgeProbeReply));
+  // The gate's probe, with the requests sent together so the engine can batch them
+  // (same messages, sampling and per-problem seeds as EngineProbeSampler; same metrics).
+  const probe = async (adapter: { version: string; sha256: string; path: string } | null): Promise<ProbeMetrics> => {
+    const expected = adapter?.version ?? 'base';
+    if ((await engine.client.setAdapter(adapter)) !== expected) throw new Error(`the engine did not load ${expected}`);
+    const replies = await Promise.all(
+      probeTasks.map(async (task, i) => {
+        const seed = problemSeed(PROBE_SEED, i);
+        const r = await engine.client.generate({
+          messages: [{ role: 'user', content: task.firstMessage }],
+          sampling: { temperature: PROBE_SAMPLING.temperature, topP: PROBE_SAMPLING.top_p, topK: PROBE_SAMPLING.top_k, maxTokens: PROBE_SAMPLING.max_tokens },
+          seed,
+          logprobsTopK: 0,
+        });
+        if (r.version !== expected) throw new Error(`a probe reply came from ${r.version}, expected ${expected}`);
+        return judgeProbeReply({ taskId: task.id, gold: task.answer, seed, text: r.text, finishReason: r.finishReason, completionTokens: r.completionTokens });
+      }),
+    );
+    lastProbeExamples = replies.slice(0, 2).map((r) => ({ task: r.taskId, gold: r.gold, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text.slice(0, 600) }));
+    return probeMetrics(replies);
+  };
+  let lastProbeExamples: Array<{ task: string; gold: number; accepted: boolean; reason: string | null; text: string }> = [];
   const scratch = mkdtempSync(join(tmpdir(), 'gatelab-bench-learn-'));
   const started = performance.now();
   try {
@@ -201,7 +222,9 @@ async function main(): Promise<void> {
 
     const base = await probe(null);
     console.log(`base: pass ${pct(base.pass_rate)} clean ${pct(base.clean_rate)} gold ${pct(base.gold_rate)} violations ${base.mean_violations.toFixed(2)}`);
+    const baseExamples = lastProbeExamples;
     const baseRow = (variant: string): Row => ({
+      examples: baseExamples,
       variant,
       step: 0,
       pass: base.pass_rate,
@@ -279,6 +302,7 @@ async function main(): Promise<void> {
             trainSeconds: step.report.seconds,
             trainTokens: step.report.tokens,
             gflops: flops / step.report.seconds / 1e9,
+            examples: lastProbeExamples,
           };
           mine.push(row);
           printTable([row]);
