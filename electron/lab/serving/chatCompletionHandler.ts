@@ -121,7 +121,7 @@ async function answerCompletion(
   const engineMs = performance.now() - engineStart;
   // A reply the client never received is not a turn of its session.
   if (response.destroyed) return;
-  await ctx.turnLog.append(turnRecord(ctx, frame, prepared, lease, result, receivedAt, engineStart, engineMs, null, false));
+  await ctx.turnLog.append(turnRecord(ctx, { frame, prepared, lease, result, stream: false }, { receivedAt, engineStart, engineMs, firstTokenMs: null }));
   const logprobs = prepared.returnLogprobs
     ? { content: logprobsContent(result, ctx.tokenizer, prepared.topLogprobs), refusal: null }
     : null;
@@ -180,7 +180,7 @@ async function streamCompletion(
   // A reply the client never received is not a turn of its session.
   if (sse.clientGone) return;
   try {
-    await ctx.turnLog.append(turnRecord(ctx, frame, prepared, lease, result, receivedAt, engineStart, engineMs, firstTokenMs, true));
+    await ctx.turnLog.append(turnRecord(ctx, { frame, prepared, lease, result, stream: true }, { receivedAt, engineStart, engineMs, firstTokenMs }));
   } catch (error) {
     sse.fail(toOpenAiError(error).toBody());
     return;
@@ -229,17 +229,15 @@ function engineFailure(error: unknown): OpenAiError {
   return serverError(`The engine failed to generate a reply: ${message}`);
 }
 
+/** What one served completion was: its identity, request, lease and engine result. */
+type ServedTurn = { frame: CompletionFrame; prepared: PreparedRequest; lease: ServingLease; result: GenerateResult; stream: boolean };
+/** `performance.now()` marks of one request. */
+type TurnClock = { receivedAt: number; engineStart: number; engineMs: number; firstTokenMs: number | null };
+
 function turnRecord(
   ctx: ChatCompletionContext,
-  frame: CompletionFrame,
-  prepared: PreparedRequest,
-  lease: ServingLease,
-  result: GenerateResult,
-  receivedAt: number,
-  engineStart: number,
-  engineMs: number,
-  firstTokenMs: number | null,
-  stream: boolean,
+  { frame, prepared, lease, result, stream }: ServedTurn,
+  { receivedAt, engineStart, engineMs, firstTokenMs }: TurnClock,
 ): TurnRecord {
   return {
     id: frame.id,

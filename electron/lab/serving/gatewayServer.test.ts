@@ -264,6 +264,25 @@ describe('errors in OpenAI shape, and the server keeps serving', () => {
     await expect(client.chat.completions.create({ model: MODEL, messages: big })).rejects.toMatchObject({ status: 413 });
   });
 
+  it('413 for a chunked body that grows over the limit (no Content-Length)', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      for (let i = 0; i < 10; i += 1) req.write('x'.repeat(1000));
+      req.end();
+    });
+    expect(res.status).toBe(413);
+    expect(errorOf(res.body).code).toBe('request_too_large');
+  });
+
   it('400 with the lengths on a context overflow', async () => {
     const long = [{ role: 'user' as const, content: Array.from({ length: 70 }, () => 'word').join(' ') }];
     const error = await client.chat.completions.create({ model: MODEL, messages: long }).catch((e: unknown) => e);
