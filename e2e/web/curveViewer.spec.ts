@@ -14,6 +14,14 @@ function watchConsole(page: Page): string[] {
   return problems;
 }
 
+/** The number of vertices of each drawn line (linear paths: one M or L per point). */
+async function lineVertexCounts(page: Page): Promise<number[]> {
+  const paths = await page.getByTestId('curve-chart').locator('.recharts-line-curve').evaluateAll((elements) =>
+    elements.map((element) => element.getAttribute('d') ?? ''),
+  );
+  return paths.map((d) => d.match(/[ML]/g)?.length ?? 0);
+}
+
 test.describe('curve viewer in browser mode (Chromium)', () => {
   test('opens the Reef reference: 36 sessions by default, the session-14 marker, no adaptation marker', async ({ page, lab }) => {
     const problems = watchConsole(page);
@@ -34,9 +42,8 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     await expect(chart.locator('.recharts-line-curve')).toHaveCount(4);
     await expect(chart.locator('.recharts-reference-line')).toHaveCount(1);
     await expect(chart.locator('[data-marker-label="Reef published: adapted @14"]')).toBeVisible();
-    // Each line passes through one point per session: its path has 36 vertices.
-    const acceptPath = await chart.locator('.recharts-line-curve').last().getAttribute('d');
-    expect(acceptPath?.match(/[ML]/g)?.length ?? 0).toBeGreaterThan(0);
+    // Each line passes through one point per session: every path has 36 vertices.
+    expect(await lineVertexCounts(page)).toEqual([36, 36, 36, 36]);
 
     const strip = page.getByTestId('accept-strip');
     await expect(strip).toHaveAttribute('data-points', '36');
@@ -62,6 +69,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     await page.getByTestId(`reference-${REFERENCE_ID}`).click();
     await page.getByRole('button', { name: 'All 72 sessions' }).click();
     await expect(page.getByTestId('curve-chart')).toHaveAttribute('data-points', '72');
+    expect(await lineVertexCounts(page)).toEqual([72, 72, 72, 72]);
     await expect(page.getByTestId('accept-strip').locator('.recharts-bar-rectangle')).toHaveCount(72);
     await expect(page.getByTestId('accept-strip')).toHaveAttribute('data-accepted', '2');
     await expect(page.getByTestId('session-row')).toHaveCount(72);

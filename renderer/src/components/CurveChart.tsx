@@ -99,6 +99,7 @@ export function CurveChart(props: CurveChartProps) {
           <Tooltip content={CurveTooltip} cursor={{ stroke: '#4b5563', strokeWidth: 1 }} isAnimationActive={false} />
           {overlay !== null && (
             <Line
+              type="linear"
               dataKey="reference_accept_rate_10"
               name="Reference accept"
               stroke={PALETTE.reference}
@@ -114,6 +115,8 @@ export function CurveChart(props: CurveChartProps) {
           {[...RATE_SERIES].reverse().filter((series) => visible[series.key]).map((series) => (
             <Line
               key={series.key}
+              // Straight segments between sessions: smoothing would invent values between them.
+              type="linear"
               dataKey={series.key}
               name={series.label}
               stroke={series.color}
