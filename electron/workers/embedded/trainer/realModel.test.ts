@@ -11,7 +11,7 @@
  * Skipped only while the model is not built yet.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,12 +21,15 @@ import { composeTurnJudge } from '../../../lab/judge/turnJudge';
 import { startEmbeddedEngine, type EmbeddedEngine } from '../../../lab/serving/engineClient';
 import { parseTaskSet } from '../../../lab/tasks/task';
 import { Tokenizer } from '../tokenizer';
+import { adapterSpec, adapterSpecProblems } from '../../../lab/weights/adapterSpec';
+import { parseSafetensors } from '../../../lab/weights/safetensors';
 import { WeightStore } from '../../../lab/weights/weightStore';
 import { DEFAULT_ADAMW } from './adamw';
 import { CandidateTrainer } from './candidateTrainer';
 import { judgedFirstReplies } from './firstReplyRollout';
 import { LoraTrainer } from './loraTrainer';
 import { DEFAULT_OBJECTIVE } from './objective';
+import { trainRewardInvertedAdapter } from './rewardInverted';
 import { LoraParams } from './loraParams';
 import { padRight } from './sequenceBatch';
 import { loadTrainerModel, type TrainerModel } from './trainerModel';
@@ -112,4 +115,31 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('trains a reward-inverted adapter and stores it as an injected candidate that fits the adapter spec', async () => {
+    const tokenizer = Tokenizer.fromJson(JSON.parse(readFileSync(`${MODEL_DIR}tokenizer.json`, 'utf8')));
+    const tasks = parseTaskSet(JSON.parse(readFileSync(HOMEWORK, 'utf8')), 'homework').tasks.slice(0, 4);
+    const dir = await mkdtemp(join(tmpdir(), 'gatelab-inverted-test-'));
+    try {
+      const store = new WeightStore(dir);
+      const settings = { rank: 4, alpha: 8, targets: ['q', 'v', 'down'] as Array<'q' | 'v' | 'down'> };
+      const stored = await trainRewardInvertedAdapter({
+        model,
+        rollout: { engine: engine.client, tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 160 }, topK: 4 },
+        tasks,
+        store,
+        lora: settings,
+        steps: 1,
+        batch: 4,
+      });
+      expect(stored.manifest).toMatchObject({ kind: 'injected', step: 1 });
+      expect(stored.manifest.note).toMatch(/reward-inverted/);
+      expect(await store.list()).toEqual([stored.version]);
+      const file = parseSafetensors(await readFile(stored.path));
+      expect(adapterSpecProblems(file, adapterSpec(model.shape, settings))).toEqual([]);
+    } finally {
+      await engine.client.setAdapter(null);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
