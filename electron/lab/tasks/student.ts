@@ -10,9 +10,13 @@ import type { Task } from './task';
  * text from the same inputs.
  */
 
-/** What the pass criterion can find wrong with a reply (see electron/lab/judge/criterion.ts). */
+/**
+ * What the pass criterion can find wrong with a reply: its marker kinds and
+ * failure reasons (electron/lab/judge/criterion.ts calls the rule/table marker
+ * `rule-line`; `rule-line/table` is accepted as the same kind).
+ */
 export const VIOLATION_KINDS = [
-  'bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line/table',
+  'bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line', 'rule-line/table',
   'no-reply', 'no-shown-work', 'no-gold-answer',
 ] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
@@ -62,6 +66,7 @@ const MARKER_NAMES: Record<StyleKind, string> = {
   numbered: 'the numbered steps',
   boxed: 'the boxed answer',
   'final-answer': 'the "Final answer:" label',
+  'rule-line': 'the lines and tables',
   'rule-line/table': 'the lines and tables',
 };
 
@@ -69,12 +74,12 @@ const MARKER_NAMES: Record<StyleKind, string> = {
 const STYLE_HINDSIGHTS = [
   'Drop {markers} and write it like a student would, in plain sentences. Redo it naturally and keep every step.',
   'Get rid of {markers} and just write it the way a student would, in normal sentences. Keep every step.',
-  'No more {markers} please, just plain sentences like a student writes. Redo it and keep all the steps.',
+  'Lose {markers}, please, and use plain sentences like a student writes. Redo it and keep all the steps.',
 ] as const;
 
 export const WORK_HINDSIGHT = 'Show every calculation step and check the answer again.';
 
-const STYLE_ORDER: readonly StyleKind[] = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line/table'];
+const STYLE_ORDER: readonly StyleKind[] = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line', 'rule-line/table'];
 
 function isStyleKind(kind: ViolationKind): kind is StyleKind {
   return (STYLE_ORDER as readonly string[]).includes(kind);
@@ -101,12 +106,14 @@ export interface Complaint {
  */
 export function complaintFor(kinds: readonly ViolationKind[], rng: Rng): Complaint {
   if (kinds.length === 0) throw new Error('complaintFor: a clean reply gets no complaint');
-  const styles = STYLE_ORDER.filter((k) => kinds.includes(k));
+  // Both spellings of the rule/table kind name the same marker once.
+  const named = STYLE_ORDER.filter((k) => kinds.includes(k)).map((k) => MARKER_NAMES[k]);
+  const styles = [...new Set(named)];
   const work = kinds.some((k) => !isStyleKind(k));
   const opener = rng.pick(COMPLAINT_OPENERS);
   const parts: string[] = [];
   if (styles.length > 0) {
-    parts.push(rng.pick(STYLE_HINDSIGHTS).replace('{markers}', listPhrase(styles.map((k) => MARKER_NAMES[k]))));
+    parts.push(rng.pick(STYLE_HINDSIGHTS).replace('{markers}', listPhrase(styles)));
   }
   if (work) parts.push(WORK_HINDSIGHT);
   const hindsight = parts.join(' ');

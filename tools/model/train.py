@@ -1,0 +1,60 @@
+"""Seeded pretraining of the embedded policy on the corpus (next-token loss on assistant targets)."""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import torch
+import torch.nn.functional as F
+
+from data import collate, make_batches
+from model import Config, Policy
+
+
+def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr: float,
+          warmup: int, weight_decay: float, log_every: int = 50, log=print) -> tuple[Policy, dict]:
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    model = Policy(cfg, seed)
+    decay = [p for n, p in zip(model.names, model.params) if not n.endswith("norm.weight")]
+    no_decay = [p for n, p in zip(model.names, model.params) if n.endswith("norm.weight")]
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=lr, betas=(0.9, 0.98), eps=1e-8,
+    )
+
+    def lr_at(step: int) -> float:
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        progress = (step - warmup) / max(1, steps - warmup)
+        return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+    batches: list[list[int]] = []
+    t0 = time.time()
+    ema = None
+    tokens = 0
+    history = []
+    for step in range(steps):
+        if not batches:
+            batches = make_batches(examples, token_budget, rng)
+        idx = batches.pop()
+        ids, am, tgt = collate(examples, idx)
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        hidden = model.forward_train(ids, am)
+        sel = tgt >= 0
+        logits = F.linear(hidden[sel], model.params[0])  # only where there is loss (tied embedding)
+        loss = F.cross_entropy(logits, tgt[sel])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        tokens += int(am.sum())
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if (step + 1) % log_every == 0 or step == steps - 1:
+            el = time.time() - t0
+            log(f"step {step + 1}/{steps} loss {loss.item():.4f} ema {ema:.4f} lr {lr_at(step):.2e} "
+                f"tok/s {tokens / el:.0f} elapsed {el / 60:.1f} min")
+            history.append({"step": step + 1, "loss": round(loss.item(), 5), "ema": round(ema, 5)})
+    return model, {"final_loss": ema, "train_seconds": time.time() - t0, "tokens": tokens, "history": history}
