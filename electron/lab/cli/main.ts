@@ -5,8 +5,20 @@
  */
 import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { serveCommand } from './serve';
+import { runCommand, resumeCommand } from './runCommand';
+import { statusCommand } from './statusCommand';
+import { confirmCommand, injectCommand, rejectCommand, rollbackCommand } from './gateCommands';
+import { exportCommand } from './exportCommand';
 
 const commands = {
+  run: runCommand,
+  resume: resumeCommand,
+  status: statusCommand,
+  inject: injectCommand,
+  confirm: confirmCommand,
+  reject: rejectCommand,
+  rollback: rollbackCommand,
+  export: exportCommand,
   serve: serveCommand,
 } as const satisfies Record<string, CliCommand>;
 

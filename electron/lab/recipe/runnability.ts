@@ -45,14 +45,13 @@ export function reasonsNotRunnable(recipe: Recipe, host: HostFacts): string[] {
     );
   }
   if (recipe.student.kind !== 'scripted') {
-    reasons.push(`student '${recipe.student.kind}' needs its endpoint ${recipe.student.endpoint.base_url} (${recipe.student.endpoint.model})`);
+    reasons.push(
+      `student '${recipe.student.kind}' (${recipe.student.endpoint.model} at ${recipe.student.endpoint.base_url}): ` +
+        "this build's session loop drives the scripted student only",
+    );
   }
-  if (recipe.judge.prm.kind !== 'rule') {
-    reasons.push(`PRM '${recipe.judge.prm.kind}' needs its endpoint ${recipe.judge.prm.endpoint.base_url}`);
-  }
-  if (recipe.judge.hint.kind !== 'rule') {
-    reasons.push(`hint judge '${recipe.judge.hint.kind}' needs its endpoint ${recipe.judge.hint.endpoint.base_url}`);
-  }
+  // An LLM PRM or hint judge is supported (electron/lab/judge/llmJudge.ts); it
+  // only needs its endpoint to answer, which the first judged turn checks.
   if (recipe.tasks.source === 'gsm8k-file' && recipe.policy.kind === 'embedded') {
     reasons.push('the embedded policy was built for the embedded homework; GSM8K text is outside its vocabulary');
   }
