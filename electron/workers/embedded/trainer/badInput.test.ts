@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WeightStore } from '../../../lab/weights/weightStore';
 import { CandidateTrainer } from './candidateTrainer';
-import type { GradGraph } from './gradGraph';
-import { loadGolden } from './goldenFixture';
+import { GradGraph } from './gradGraph';
+import { GOLDEN_DIR, loadGolden } from './goldenFixture';
 import { LoraTrainer } from './loraTrainer';
 import { parseTrainBatch, TrainerInputError } from './trainSample';
 
@@ -108,5 +108,15 @@ describe('a refused batch produces no candidate', () => {
     expect(report.step).toBe(1);
     expect(await store.list()).toEqual([candidate.version]);
     expect(candidate.version).toMatch(/^v1-[0-9a-f]{8}$/);
+  });
+});
+
+describe('a grad graph exported for another config', () => {
+  it('is refused when it is opened, naming the tensor', async () => {
+    const base = new Map(fx.base);
+    base.set('model.embed_tokens.weight', { shape: [24, 16], data: new Float64Array(24 * 16) });
+    await expect(GradGraph.open(`${GOLDEN_DIR}grad-tiny-f32.onnx`, { ...fx.shape, vocabSize: 24 }, base)).rejects.toThrow(
+      /grad.onnx expects model.embed_tokens.weight as \[23,16\], the base has \[24,16\]/,
+    );
   });
 });

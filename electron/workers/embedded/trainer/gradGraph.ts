@@ -45,11 +45,16 @@ export class GradGraph implements LogitsSource {
     readonly dtype: GraphDtype,
     base: ReadonlyMap<string, NamedTensor>,
   ) {
-    for (const name of session.inputNames) {
-      if (!name.startsWith('model.')) continue;
-      const t = base.get(name);
-      if (t === undefined) throw new Error(`base weights lack ${name}, an input of grad.onnx`);
-      this.fixedFeeds[name] = new ort.Tensor(dtype, toDtype(t.data, dtype), [...t.shape]);
+    for (const meta of session.inputMetadata) {
+      if (!meta.name.startsWith('model.')) continue;
+      const t = base.get(meta.name);
+      if (t === undefined) throw new Error(`base weights lack ${meta.name}, an input of grad.onnx`);
+      // A graph exported for another config fails here, not with an opaque ORT error mid-step.
+      const declared = meta.isTensor ? meta.shape : [];
+      if (declared.length !== t.shape.length || declared.some((d, i) => typeof d === 'number' && d !== t.shape[i])) {
+        throw new Error(`grad.onnx expects ${meta.name} as ${JSON.stringify(declared)}, the base has ${JSON.stringify(t.shape)}: re-export it for this config.json`);
+      }
+      this.fixedFeeds[meta.name] = new ort.Tensor(dtype, toDtype(t.data, dtype), [...t.shape]);
     }
     for (let layer = 0; layer < shape.numLayers; layer += 1) {
       for (const module of LORA_MODULES) {
