@@ -270,7 +270,7 @@ export class ReleaseGate {
     }
     const candidate = probeMetrics(candidateReplies);
     const serving = probeMetrics(servingReplies);
-    const verdict = judgeRound(candidate, serving, this.options.config.margins);
+    const verdict = judgeRound(candidate, serving, this.options.config.margins, this.options.config.floors);
     const replies = await this.writeRoundReplies(c.id, round, started.seed, started.serving, candidateReplies, servingReplies);
 
     await this.exclusive(async () => {

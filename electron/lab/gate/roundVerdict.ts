@@ -5,7 +5,7 @@
 // reply already fails on style (the floor effect), a style-only gate waves
 // garbage through; gold and answered rates still catch it.
 import type { ProbeMetrics } from '../journal/journalEvents';
-import type { Margins } from '../recipe/recipeSchema';
+import type { Floors, Margins } from '../recipe/recipeSchema';
 
 export type GatedMetric = keyof Margins;
 
@@ -15,14 +15,22 @@ const EPSILON = 1e-9;
 
 export type RoundVerdict = { passed: boolean; failing: string[]; metrics: GatedMetric[] };
 
-export function judgeRound(candidate: ProbeMetrics, serving: ProbeMetrics, margins: Margins): RoundVerdict {
+export function judgeRound(candidate: ProbeMetrics, serving: ProbeMetrics, margins: Margins, floors: Floors = { gold_rate: 0, answered_rate: 0 }): RoundVerdict {
   const failing: string[] = [];
   const metrics: GatedMetric[] = [];
+  // Absolute floors first: when serving itself answers nothing right, "no
+  // regression against serving" would pass anything.
+  for (const metric of ['gold_rate', 'answered_rate'] as const) {
+    if (candidate[metric] < floors[metric] - EPSILON) {
+      metrics.push(metric);
+      failing.push(`${metric} ${fmt(candidate[metric])} < floor ${fmt(floors[metric])}`);
+    }
+  }
   const higherIsBetter = ['pass_rate', 'gold_rate', 'answered_rate'] as const;
   for (const metric of higherIsBetter) {
     const floor = serving[metric] - margins[metric];
     if (candidate[metric] < floor - EPSILON) {
-      metrics.push(metric);
+      if (!metrics.includes(metric)) metrics.push(metric);
       failing.push(`${metric} ${fmt(candidate[metric])} < serving ${fmt(serving[metric])} − margin ${fmt(margins[metric])}`);
     }
   }

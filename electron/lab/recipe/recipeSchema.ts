@@ -139,6 +139,12 @@ export const gateSchema = z.strictObject({
     seeds: z.literal('fresh').default('fresh').describe('a fresh seed each round, candidate and serving paired on it'),
   }),
   margins: marginsSchema,
+  floors: z
+    .strictObject({ gold_rate: probability.default(0), answered_rate: probability.default(0) })
+    .default({ gold_rate: 0, answered_rate: 0 })
+    .describe(
+      'absolute minimums a candidate must reach whatever serving scores: "no regression" alone cannot reject garbage when serving is already at the floor',
+    ),
   max_update_norm: z.number().positive().describe('bound on the Frobenius norm of the LoRA update scale*B*A summed over modules'),
   confirm: z.enum(['manual', 'auto']).default('manual'),
 });
@@ -161,4 +167,5 @@ export type Recipe = z.infer<typeof recipeSchema>;
 export type Device = z.infer<typeof deviceSchema>;
 export type GateConfig = z.infer<typeof gateSchema>;
 export type Margins = z.infer<typeof marginsSchema>;
+export type Floors = GateConfig['floors'];
 export type Sampling = z.infer<typeof samplingSchema>;

@@ -27,6 +27,7 @@ export const gateConfig = (confirm: 'auto' | 'manual'): GateConfig => ({
   rounds: 3,
   probe: { problems: 4, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 256 }, seeds: 'fresh' },
   margins: { pass_rate: 0.25, gold_rate: 0.25, answered_rate: 0, mean_violations: 0.5 },
+  floors: { gold_rate: 0, answered_rate: 0 },
   max_update_norm: 5,
   confirm,
 });
