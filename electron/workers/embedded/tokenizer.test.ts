@@ -55,16 +55,21 @@ describe('Tokenizer (spec rules on a small vocabulary)', () => {
 
 const VectorsSchema = z.object({
   cases: z.array(z.object({ text: z.string(), ids: z.array(z.number().int()), decoded: z.string() })).min(1),
+  chat: z.object({
+    messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })),
+    prompt_ids: z.array(z.number().int()),
+  }),
 });
 
 // The Python build writes both files; until it has, there is nothing to compare.
 describe.skipIf(!existsSync(vectorsPath) || !existsSync(tokenizerPath))('Tokenizer against the Python build', () => {
   it('encodes every committed vector exactly as Python does', () => {
     const tok = Tokenizer.fromJson(JSON.parse(readFileSync(tokenizerPath, 'utf8')));
-    const { cases } = VectorsSchema.parse(JSON.parse(readFileSync(vectorsPath, 'utf8')));
+    const { cases, chat } = VectorsSchema.parse(JSON.parse(readFileSync(vectorsPath, 'utf8')));
     for (const vector of cases) {
       expect(tok.encode(vector.text), JSON.stringify(vector.text)).toEqual(vector.ids);
       expect(tok.decode(vector.ids)).toBe(vector.decoded);
     }
+    expect(tok.encodeChat(chat.messages)).toEqual(chat.prompt_ids);
   });
 });
