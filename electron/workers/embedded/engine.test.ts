@@ -120,7 +120,6 @@ describe.skipIf(!haveModel)('Engine on the embedded policy', () => {
         expect(forcedAfter).toEqual(expected.slice(0, reply.tokenIds.length - t - 1));
         checked += 1;
       });
-      expect(reply.forced.filter(Boolean).length).toBeGreaterThan(0);
     }
     expect(checked).toBeGreaterThan(0);
   });
