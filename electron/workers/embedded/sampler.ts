@@ -122,8 +122,10 @@ export class Sampler {
   private readonly ids: Int32Array;
   private readonly values: Float32Array;
   private readonly probs: Float64Array;
+  private readonly order: Int32Array;
 
   constructor(readonly vocabSize: number) {
+    this.order = new Int32Array(vocabSize);
     this.ids = new Int32Array(vocabSize);
     this.values = new Float32Array(vocabSize);
     this.probs = new Float64Array(vocabSize);
@@ -139,6 +141,7 @@ export class Sampler {
       selectTopK(logits, 1, this.ids, this.values);
       return this.ids[0] as number;
     }
+    if (k === this.vocabSize && topP >= 1) return this.sampleUnfiltered(logits, temperature, rng);
     const count = k === this.vocabSize ? this.sortAll(logits) : selectTopK(logits, k, this.ids, this.values);
     const max = this.values[0] as number;
     if (!Number.isFinite(max)) throw new Error('sampler: logits are not finite');
@@ -171,9 +174,29 @@ export class Sampler {
     return this.ids[kept - 1] as number;
   }
 
-  /** Full descending sort of the vocabulary (only when top-k is disabled). */
+  /** No top-k, no top-p: one pass over the vocabulary in id order, no sorting. */
+  private sampleUnfiltered(logits: Float32Array, temperature: number, rng: SeededRng): number {
+    let max = -Infinity;
+    for (let i = 0; i < logits.length; i += 1) if ((logits[i] as number) > max) max = logits[i] as number;
+    if (!Number.isFinite(max)) throw new Error('sampler: logits are not finite');
+    let total = 0;
+    for (let i = 0; i < logits.length; i += 1) {
+      const p = Math.exp(((logits[i] as number) - max) / temperature);
+      this.probs[i] = p;
+      total += p;
+    }
+    let u = rng.next() * total;
+    for (let i = 0; i < logits.length; i += 1) {
+      u -= this.probs[i] as number;
+      if (u < 0) return i;
+    }
+    return logits.length - 1;
+  }
+
+  /** Full descending sort of the vocabulary (only for top-p without top-k). */
   private sortAll(logits: Float32Array): number {
-    const order = Array.from({ length: logits.length }, (_, i) => i);
+    const order = this.order;
+    for (let i = 0; i < order.length; i += 1) order[i] = i;
     order.sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b);
     for (let i = 0; i < order.length; i += 1) {
       const id = order[i] as number;
