@@ -10,10 +10,22 @@ export const LAB_METHOD_CHANNELS = [
   'runs.listReferences',
   'runs.openReference',
   'runs.openFiles',
+  'liveRuns.recipes',
+  'liveRuns.start',
+  'liveRuns.current',
+  'liveRuns.list',
+  'liveRuns.open',
+  'liveRuns.stop',
+  'liveRuns.resume',
+  'liveRuns.confirm',
+  'liveRuns.reject',
+  'liveRuns.inject',
+  'liveRuns.rollback',
+  'liveRuns.probeReplies',
 ] as const;
 
 /** The channels a renderer may subscribe to. */
-export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded'] as const;
+export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed'] as const;
 
 export type LabMethodChannel = (typeof LAB_METHOD_CHANNELS)[number];
 export type LabEventChannel = (typeof LAB_EVENT_CHANNELS)[number];

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { appMethods } from './app';
 import { labEvents } from './events';
+import { liveRunsMethods } from './liveRuns';
 import { runsMethods } from './runs';
 import { isLabEventChannel, isLabMethodChannel } from './channelLists';
 
@@ -14,6 +15,7 @@ import { isLabEventChannel, isLabMethodChannel } from './channelLists';
 export const labMethods = {
   ...appMethods,
   ...runsMethods,
+  ...liveRunsMethods,
 } as const;
 
 export type LabMethods = typeof labMethods;

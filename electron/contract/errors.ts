@@ -11,6 +11,8 @@ export const LAB_ERROR_CODES = [
   'not-found', // unknown channel, unknown reference id
   'forbidden', // untrusted sender (IPC) or bad token / host / origin (HTTP)
   'too-large', // request body over the limit
+  'conflict', // not allowed in the current state: a run is already live, the candidate is not awaiting confirmation, …
+  'unavailable', // cannot be done on this machine: the recipe cannot run here (details: the reasons), or is invalid
   'internal', // a bug: the handler threw or returned a result its schema rejects
 ] as const;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventTable } from './define';
+import { RunPatch } from './liveRuns';
 import { RunSummary } from './runs';
 
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
@@ -16,4 +17,6 @@ export type LogEntry = z.infer<typeof LogEntry>;
 export const labEvents = {
   'lab.log': LogEntry,
   'runs.loaded': RunSummary,
+  /** The run on screen changed: batched (one event per burst of journal events), merged by key. */
+  'liveRuns.changed': RunPatch,
 } as const satisfies EventTable;

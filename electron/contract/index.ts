@@ -5,4 +5,5 @@ export * from './channels';
 export * from './client';
 export * from './errors';
 export * from './events';
+export * from './liveRuns';
 export * from './runs';

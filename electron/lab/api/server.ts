@@ -57,6 +57,10 @@ export function httpStatusOf(code: LabErrorCode): number {
       return 403;
     case 'too-large':
       return 413;
+    case 'conflict':
+      return 409;
+    case 'unavailable':
+      return 503;
     case 'internal':
       return 500;
   }

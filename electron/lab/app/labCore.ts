@@ -1,21 +1,36 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { AppInfo, AppMode, LabHandlers, LoadedRun } from '../../contract';
 import { createLabEventBus } from './eventBus';
 import type { LabEventBus } from './eventBus';
+import { listRecipes } from './recipeCatalog';
 import { createReferenceLibrary } from './referenceRuns';
 import { loadRunFromTexts, sha256Hex } from './runFiles';
+import { RunManager } from './runManager';
 
 export interface LabCoreOptions {
   /** The app's assets folder (assets/ in the repository, app.asar/assets when packaged). */
   readonly assetsDir: string;
   readonly version: string;
   readonly mode: AppMode;
+  /** The recipes the desktop offers (default: the recipes/ folder beside assets/). */
+  readonly recipesDir?: string;
+  /** Where the desktop creates run folders (default: $GATELAB_RUNS_DIR, else ~/GateLab/runs). */
+  readonly runsDir?: string;
+}
+
+/** Where run folders go when the caller does not say: GATELAB_RUNS_DIR, else ~/GateLab/runs. */
+export function defaultRunsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['GATELAB_RUNS_DIR'];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), 'GateLab', 'runs');
 }
 
 /** The lab core as both transports see it: one handler per LabApi method, and its events. */
 export interface LabCore {
   readonly handlers: LabHandlers;
   readonly events: LabEventBus;
+  /** Stops what the core runs (a live run's engines and trainer); its journal keeps everything. */
+  close(): Promise<void>;
 }
 
 /**
@@ -26,6 +41,9 @@ export interface LabCore {
 export function createLabCore(options: LabCoreOptions): LabCore {
   const events = createLabEventBus();
   const references = createReferenceLibrary(join(options.assetsDir, 'reference'));
+  const recipesDir = options.recipesDir ?? join(options.assetsDir, '..', 'recipes');
+  const runs = new RunManager({ recipesDir, runsDir: options.runsDir ?? defaultRunsDir(), events });
+
   const info: AppInfo = {
     name: 'GateLab',
     version: options.version,
@@ -73,7 +91,19 @@ export function createLabCore(options: LabCoreOptions): LabCore {
         throw error;
       }
     },
+    'liveRuns.recipes': async () => ({ recipes: await listRecipes(recipesDir), runsDir: runs.runsDir }),
+    'liveRuns.start': async (params) => runs.start(params),
+    'liveRuns.current': async () => ({ run: await runs.currentView() }),
+    'liveRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
+    'liveRuns.open': async (where) => runs.open(where),
+    'liveRuns.stop': async () => runs.stop(),
+    'liveRuns.resume': async () => runs.resume(),
+    'liveRuns.confirm': async ({ candidate }) => runs.confirm(candidate),
+    'liveRuns.reject': async ({ candidate, reason }) => runs.reject(candidate, reason),
+    'liveRuns.inject': async ({ kind }) => runs.inject(kind),
+    'liveRuns.rollback': async ({ version }) => runs.rollback(version),
+    'liveRuns.probeReplies': async ({ candidate, round }) => runs.probeReplies(candidate, round),
   };
 
-  return { handlers, events };
+  return { handlers, events, close: () => runs.close() };
 }

@@ -1,0 +1,408 @@
+import { z } from 'zod';
+import type { MethodTable } from './define';
+import { CurveRow } from './runs';
+
+/**
+ * The run domain of the desktop: choose a recipe, start / stop / resume a run
+ * of it, watch it (sessions, curve, trainer steps, the gate), and ask the
+ * gate for a person's decisions. The renderer only *asks*: every action is a
+ * request the lab core's release gate decides on; nothing here can move the
+ * serving pointer by itself (DESIGN §3 invariant 1).
+ *
+ * Wire shapes are spelled out here, not imported from the lab (the renderer
+ * must not import Node code); electron/lab/app/liveRunsContract.test.ts pins
+ * the enumerations below to the lab's own lists.
+ */
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+/** `base`, or `v<step>-<first 8 hex of the sha256>` (docs/internals.md, the weight store). */
+const versionId = z.string().regex(/^(base|v\d+-[0-9a-f]{8})$/);
+const candidateId = z.string().regex(/^c\d+$/);
+const at = z.iso.datetime();
+const count = z.int().nonnegative();
+
+/** A run folder's name inside the lab's runs folder: no separators, no leading dot (never a path). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const runId = z.string().regex(RUN_ID_PATTERN, 'a run folder name (letters, digits, . _ -)');
+/** A recipe file's name inside the lab's recipes folder. */
+const recipeId = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ya?ml$/, 'a recipe file name (*.yaml)');
+
+export const BAD_CANDIDATE_KINDS = [
+  'random-noise',
+  'reward-inverted',
+  'collapsed',
+  'nan-inf',
+  'wrong-shape',
+  'corrupted-bytes',
+] as const;
+export type BadCandidateKind = (typeof BAD_CANDIDATE_KINDS)[number];
+
+export const MARKER_KINDS = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line'] as const;
+export type MarkerKind = (typeof MARKER_KINDS)[number];
+
+export const REJECT_REASONS = ['no-reply', 'style', 'no-shown-work', 'no-gold-answer'] as const;
+
+export const CANDIDATE_STATES = [
+  'staged',
+  'verified',
+  'probing',
+  'awaiting-confirm',
+  'confirmed',
+  'promoted',
+  'rejected',
+  'superseded',
+] as const;
+export type CandidateStateName = (typeof CANDIDATE_STATES)[number];
+
+export const REJECTION_CODES = [
+  'unreadable',
+  'hash-mismatch',
+  'tensor-spec',
+  'non-finite',
+  'update-norm',
+  'regression',
+  'probe-error',
+  'promote-verify',
+  'person',
+] as const;
+
+/** The metrics a probe round is gated on (never the style rate alone: DESIGN §4). */
+export const GATED_METRICS = ['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations'] as const;
+export type GatedMetric = (typeof GATED_METRICS)[number];
+
+/**
+ * What the desktop shows of a run, in time order of its life:
+ * starting (engines loading) → running → stopping → stopped | completed | failed;
+ * `viewing` is a run folder opened from disk (nothing runs); `gate-only` is
+ * such a run opened with its gate and probe engine only, for a person's
+ * decision (no sessions run).
+ */
+export const RUN_PHASES = ['starting', 'running', 'stopping', 'stopped', 'completed', 'failed', 'viewing', 'gate-only'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+
+export const ServingPointerView = z.strictObject({ version: versionId, sha256 });
+export type ServingPointerView = z.infer<typeof ServingPointerView>;
+
+export const Span = z.strictObject({ start: count, end: count });
+export const MarkerSpan = z.strictObject({ kind: z.enum(MARKER_KINDS), start: count, end: count });
+export type MarkerSpan = z.infer<typeof MarkerSpan>;
+
+/** The pass criterion's verdict on a reply, with offsets (UTF-16, [start, end)) for highlighting. */
+export const VerdictView = z.strictObject({
+  accepted: z.boolean(),
+  reason: z.enum(REJECT_REASONS).nullable(),
+  failures: z.array(z.enum(REJECT_REASONS)),
+  markers: z.array(MarkerSpan),
+  shownWork: z.array(Span),
+  goldAt: Span.nullable(),
+});
+export type VerdictView = z.infer<typeof VerdictView>;
+
+export const RecipeChoice = z.strictObject({
+  /** The file name inside the recipes folder; what `liveRuns.start` takes. */
+  id: recipeId,
+  name: z.string(),
+  description: z.string(),
+  sessions: z.int().positive(),
+  seed: count,
+  confirm: z.enum(['auto', 'manual']),
+  rounds: z.int().positive(),
+  batchTurns: z.int().positive(),
+  isDefault: z.boolean(),
+  /** Whether it can run on this machine; when not, `reasons` says why in words a person can act on. */
+  runnable: z.boolean(),
+  reasons: z.array(z.string()),
+});
+export type RecipeChoice = z.infer<typeof RecipeChoice>;
+
+/** One session: its curve row, and its first reply (the scored one) with the criterion's verdict. */
+export const SessionView = z.strictObject({
+  session: count,
+  at,
+  taskId: z.string(),
+  question: z.string(),
+  /** The gold answer; null when the transcript could not be read. */
+  gold: z.number().nullable(),
+  accepted: z.boolean(),
+  turns: count,
+  /** The version that produced the first reply (every sample records its version). */
+  version: versionId,
+  firstReply: z.string(),
+  verdict: VerdictView,
+  /** The student's reaction to the first reply (the next state it was judged from). */
+  reaction: z.string().nullable(),
+  curve: CurveRow,
+});
+export type SessionView = z.infer<typeof SessionView>;
+
+export const TrainerStepView = z.strictObject({
+  step: z.int().positive(),
+  at,
+  samples: z.int().positive(),
+  samplesThrough: z.int().positive(),
+  loss: z.number().nullable(),
+  pg: z.number().nullable(),
+  opd: z.number().nullable(),
+  kl: z.number().nullable(),
+  klCoef: z.number().nullable(),
+  gradNorm: z.number().nullable(),
+  updateNorm: z.number().nullable(),
+  tokens: z.number().nullable(),
+  seconds: z.number().nullable(),
+  version: versionId,
+  sha256,
+  /** Sessions completed when the step was journaled. */
+  afterSessions: count,
+});
+export type TrainerStepView = z.infer<typeof TrainerStepView>;
+
+export const RefusedStepView = z.strictObject({ at, samples: z.int().positive(), samplesThrough: z.int().positive(), code: z.string(), message: z.string() });
+export type RefusedStepView = z.infer<typeof RefusedStepView>;
+
+export const ProbeMetricsView = z.strictObject({
+  n: z.int().positive(),
+  pass_rate: z.number(),
+  clean_rate: z.number(),
+  gold_rate: z.number(),
+  answered_rate: z.number(),
+  mean_violations: z.number(),
+  mean_chars: z.number(),
+});
+export type ProbeMetricsView = z.infer<typeof ProbeMetricsView>;
+
+/** One gated metric of one round: the candidate against serving and the limit the recipe's margin (or floor) sets. */
+export const RoundCheck = z.strictObject({
+  metric: z.enum(GATED_METRICS),
+  candidate: z.number(),
+  serving: z.number(),
+  /** `min`: the candidate must be at least `limit`; `max`: at most. */
+  direction: z.enum(['min', 'max']),
+  limit: z.number(),
+  margin: z.number(),
+  floor: z.number().nullable(),
+  ok: z.boolean(),
+});
+export type RoundCheck = z.infer<typeof RoundCheck>;
+
+export const RoundView = z.strictObject({
+  round: z.int().positive(),
+  seed: count,
+  passed: z.boolean(),
+  failing: z.array(z.string()),
+  candidate: ProbeMetricsView,
+  serving: ProbeMetricsView.extend({ version: versionId }),
+  checks: z.array(RoundCheck),
+});
+export type RoundView = z.infer<typeof RoundView>;
+
+export const CandidateSourceView = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('trainer'), step: z.int().positive() }),
+  z.strictObject({ kind: z.literal('inject'), badKind: z.enum(BAD_CANDIDATE_KINDS) }),
+  z.strictObject({ kind: z.literal('file'), path: z.string() }),
+]);
+export type CandidateSourceView = z.infer<typeof CandidateSourceView>;
+
+export const CandidateView = z.strictObject({
+  id: candidateId,
+  version: versionId,
+  sha256,
+  source: CandidateSourceView,
+  state: z.enum(CANDIDATE_STATES),
+  /** The round being probed now (state probing), else null. */
+  probingRound: z.int().positive().nullable(),
+  passedRounds: count,
+  roundsRequired: z.int().positive(),
+  reason: z.strictObject({ code: z.enum(REJECTION_CODES), detail: z.string(), metric: z.enum(GATED_METRICS).nullable() }).nullable(),
+  supersededBy: candidateId.nullable(),
+  confirmedBy: z.enum(['auto', 'person']).nullable(),
+  updateNorm: z.number().nullable(),
+  maxUpdateNorm: z.number(),
+  rounds: z.array(RoundView),
+  stagedAt: at,
+  decidedAt: at.nullable(),
+  stagedAfterSessions: count,
+  /** What served when it was staged, and when it was decided (rejected: unchanged; promoted: itself). */
+  servingAtStage: ServingPointerView,
+  servingAtDecision: ServingPointerView.nullable(),
+});
+export type CandidateView = z.infer<typeof CandidateView>;
+
+/** A change of what serves: a promotion, or a rollback (by a person, or by the gate when serving failed to load). */
+export const ServingChangeView = z.strictObject({
+  at,
+  kind: z.enum(['promoted', 'rolled-back']),
+  from: ServingPointerView,
+  to: ServingPointerView,
+  by: z.enum(['auto', 'person', 'gate']),
+  candidate: candidateId.nullable(),
+  reason: z.string().nullable(),
+  afterSessions: count,
+});
+export type ServingChangeView = z.infer<typeof ServingChangeView>;
+
+export const RunHeader = z.strictObject({
+  runId: z.string(),
+  runDir: z.string(),
+  recipeName: z.string(),
+  recipeFile: z.string(),
+  seed: count,
+  confirm: z.enum(['auto', 'manual']),
+  rounds: z.int().positive(),
+  batchTurns: z.int().positive(),
+  klCoef: z.number(),
+  maxUpdateNorm: z.number(),
+  phase: z.enum(RUN_PHASES),
+  /** Why the run failed or cannot be acted on; null when all is well. */
+  error: z.string().nullable(),
+  /** Set when another process (e.g. `gatelab run`) holds the run: the desktop only watches it. */
+  heldBy: z.int().positive().nullable(),
+  sessions: z.strictObject({
+    planned: z.int().positive(),
+    completed: count,
+    accepted: count,
+    adaptationSession: count.nullable(),
+    /** The session in progress (the next one), null when none runs. */
+    running: count.nullable(),
+  }),
+  serving: ServingPointerView,
+  /** Every version that has served, oldest first: the rollback targets. */
+  servedVersions: z.array(ServingPointerView),
+  startedAt: at,
+  lastEventAt: at,
+  journalEvents: count,
+  /**
+   * Updates sent for this run view so far: a patch carries n, the next n + 1.
+   * A renderer that sees a gap (a dropped socket) fetches `liveRuns.current` again.
+   */
+  update: count,
+});
+export type RunHeader = z.infer<typeof RunHeader>;
+
+/** Everything the run view shows, at one instant. */
+export const RunView = z.strictObject({
+  header: RunHeader,
+  sessions: z.array(SessionView),
+  trainerSteps: z.array(TrainerStepView),
+  refusedSteps: z.array(RefusedStepView),
+  candidates: z.array(CandidateView),
+  servingHistory: z.array(ServingChangeView),
+});
+export type RunView = z.infer<typeof RunView>;
+
+/**
+ * What changed since the last update (the `liveRuns.changed` event). Keyed
+ * collections carry only new or changed items (merge by key); `reset` says
+ * the run on screen was replaced and the lists are complete.
+ */
+export const RunPatch = z.strictObject({
+  reset: z.boolean(),
+  header: RunHeader,
+  sessions: z.array(SessionView),
+  trainerSteps: z.array(TrainerStepView),
+  refusedSteps: z.array(RefusedStepView),
+  candidates: z.array(CandidateView),
+  servingHistory: z.array(ServingChangeView).nullable(),
+});
+export type RunPatch = z.infer<typeof RunPatch>;
+
+export const RunFolderInfo = z.strictObject({
+  runId,
+  recipeName: z.string(),
+  startedAt: at,
+  sessionsCompleted: count,
+  sessionsPlanned: z.int().positive(),
+  completed: z.boolean(),
+  serving: versionId,
+  awaitingConfirm: z.array(candidateId),
+  /** A process that holds the run right now (this lab, or `gatelab run`), or null. */
+  heldBy: z.int().positive().nullable(),
+});
+export type RunFolderInfo = z.infer<typeof RunFolderInfo>;
+
+export const ProbeReplyView = z.strictObject({
+  text: z.string(),
+  finishReason: z.enum(['stop', 'length']),
+  completionTokens: count,
+  verdict: VerdictView,
+});
+export type ProbeReplyView = z.infer<typeof ProbeReplyView>;
+
+export const ProbePair = z.strictObject({
+  taskId: z.string(),
+  gold: z.number(),
+  seed: count,
+  candidate: ProbeReplyView,
+  serving: ProbeReplyView,
+});
+export type ProbePair = z.infer<typeof ProbePair>;
+
+const where = z.union([z.strictObject({ runId }), z.strictObject({ path: z.string().min(1).max(4096) })]);
+
+export const liveRunsMethods = {
+  'liveRuns.recipes': {
+    summary: 'The recipes the desktop can start (the embedded default first) and, for each, whether it can run here and why not.',
+    params: z.strictObject({}),
+    result: z.strictObject({ recipes: z.array(RecipeChoice), runsDir: z.string() }),
+  },
+  'liveRuns.start': {
+    summary: 'Create a run folder from a recipe and start it (engines, trainer, gateway, gate). At most one run is live.',
+    params: z.strictObject({
+      recipe: recipeId,
+      seed: z.int().min(0).max(2_147_483_647).optional(),
+      confirm: z.enum(['auto', 'manual']).default('manual'),
+      /** Run only the first N sessions (a shorter run). */
+      sessions: z.int().positive().max(10_000).optional(),
+    }),
+    result: RunView,
+  },
+  'liveRuns.current': {
+    summary: 'The run on screen (live or opened from disk), whole; null when none.',
+    params: z.strictObject({}),
+    result: z.strictObject({ run: RunView.nullable() }),
+  },
+  'liveRuns.list': {
+    summary: 'The run folders in the lab\'s runs folder, newest first.',
+    params: z.strictObject({}),
+    result: z.strictObject({ runsDir: z.string(), runs: z.array(RunFolderInfo) }),
+  },
+  'liveRuns.open': {
+    summary: 'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts.',
+    params: where,
+    result: RunView,
+  },
+  'liveRuns.stop': {
+    summary: 'Stop the live run after the session in progress; it can be resumed.',
+    params: z.strictObject({}),
+    result: RunView,
+  },
+  'liveRuns.resume': {
+    summary: 'Continue the run on screen (stopped, crashed or opened from disk) where its journal ends.',
+    params: z.strictObject({}),
+    result: RunView,
+  },
+  'liveRuns.confirm': {
+    summary: 'A person confirms a candidate awaiting confirmation; the gate re-verifies and promotes it.',
+    params: z.strictObject({ candidate: candidateId }),
+    result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
+  },
+  'liveRuns.reject': {
+    summary: 'A person rejects a candidate that is not yet promoted.',
+    params: z.strictObject({ candidate: candidateId, reason: z.string().trim().min(1).max(500).default('rejected by a person in the desktop') }),
+    result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
+  },
+  'liveRuns.inject': {
+    summary: 'Build a deliberately bad candidate of one of the six kinds and stage it through the gate like any other.',
+    params: z.strictObject({ kind: z.enum(BAD_CANDIDATE_KINDS) }),
+    result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView }),
+  },
+  'liveRuns.rollback': {
+    summary: 'A person moves serving back to a version that served before (re-verified by the gate first).',
+    params: z.strictObject({ version: versionId }),
+    result: z.strictObject({ servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
+  },
+  'liveRuns.probeReplies': {
+    summary: 'The probe replies of one round of a candidate, paired with serving\'s on the same problems and seeds, with verdicts.',
+    params: z.strictObject({ candidate: candidateId, round: z.int().positive().max(100) }),
+    result: z.strictObject({ candidate: candidateId, round: z.int().positive(), seed: count, servingVersion: versionId, pairs: z.array(ProbePair) }),
+  },
+} as const satisfies MethodTable;
