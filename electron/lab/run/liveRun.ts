@@ -23,6 +23,7 @@ import { startEmbeddedEngine, type EmbeddedEngine } from '../serving/engineClien
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
 import { loadPolicyTokenizer } from '../serving/policyTokenizer';
 import { ServingState } from '../serving/servingState';
+import type { TurnRecord } from '../serving/turnLog';
 import { adapterSpec, loraModuleFromPeft } from '../weights/adapterSpec';
 import { policyShape, readPolicyConfig, type PolicyShape } from '../weights/policyConfig';
 import { Tokenizer } from '../../workers/embedded/tokenizer';
@@ -343,6 +344,11 @@ export class LiveRun {
   gatewayEndpoint(): { url: string; token: string; model: string } {
     const live = this.requireLive();
     return { url: live.gateway.url, token: live.token, model: DEFAULT_MODEL_ID };
+  }
+
+  /** Every turn the gateway served in this process (tokens, log-probs, OpenClaw headers, version). */
+  servedTurns(): readonly TurnRecord[] {
+    return this.requireLive().gateway.turnLog.all();
   }
 
   // ── what a person can do (the CLI, the control endpoint and the desktop call these) ──

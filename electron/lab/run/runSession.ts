@@ -52,8 +52,12 @@ export type SessionResult = {
   observation: SessionObservation;
   samples: TrainSample[];
   versions: string[];
-  done: boolean;
+  /** How the session ended: the student said HOMEWORK_DONE, the turn budget ran out, or the context is full. */
+  endedBy: 'done' | 'max-turns' | 'context-full';
 };
+
+/** A reply needs at least this much room; less and the session ends (the context is full). */
+const MIN_REPLY_TOKENS = 32;
 
 export async function runSession(ctx: SessionContext, task: Task, session: number, runSeed: number, runId: string): Promise<SessionResult> {
   const seed = deriveSeed(runSeed, `session-${session}`);
@@ -64,14 +68,23 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   const turns: TranscriptTurn[] = [];
   const samples: TrainSample[] = [];
   let done = false;
+  let endedBy: SessionResult['endedBy'] = 'max-turns';
 
   for (let turn = 0; turn < maxTurns && !done; turn++) {
     const isLast = turn === maxTurns - 1;
+    // Long rewrites fill the context; the reply gets the room that is left, and
+    // when too little is left the session ends as a real chat would.
+    const room = ctx.maxPositions - ctx.tokenizer.encodeChat(messages).length;
+    if (room < MIN_REPLY_TOKENS) {
+      endedBy = 'context-full';
+      break;
+    }
+    const sampling = { ...ctx.recipe.policy.sampling, max_tokens: Math.min(ctx.recipe.policy.sampling.max_tokens, room) };
     const reply = await chatThroughGateway(ctx.gateway, {
       sessionId,
       sessionDone: isLast,
       messages,
-      sampling: ctx.recipe.policy.sampling,
+      sampling,
       seed: deriveSeed(seed, `turn-${turn}`),
     });
     const record = ctx.turnRecord(reply.id);
@@ -103,6 +116,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
         else samples.push(built);
       }
       done = reaction.done;
+      if (done) endedBy = 'done';
     }
     turns.push(entry);
     messages.push({ role: 'assistant', content: reply.text });
@@ -120,7 +134,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
     observation: observeSession({ session, firstReply: first.reply, verdict: firstVerdict, turns: turns.length }),
     samples,
     versions: turns.map((t) => t.version),
-    done,
+    endedBy,
   };
 }
 

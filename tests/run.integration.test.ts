@@ -1,0 +1,111 @@
+// A real run of the embedded recipe, shortened: real engines (serving and
+// probe, separate processes), the real gateway over HTTP, the real trainer
+// worker, the real gate. Checks the run's contract, not the model's quality.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../electron/lab/journal/journalEvents';
+import { readServingPointer } from '../electron/lab/journal/servingPointer';
+import { CURVE_COLUMNS } from '../electron/lab/metrics/curve';
+import { GATE_COLUMNS } from '../electron/lab/metrics/gateCsv';
+import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import type { TurnRecord } from '../electron/lab/serving/turnLog';
+import { writeTestRecipe } from './helpers/testRecipe';
+
+describe('a run of the embedded recipe (shortened)', () => {
+  let root: string;
+  let runDir: string;
+  let events: JournalEvent[];
+  let turns: readonly TurnRecord[];
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'gatelab-run-'));
+    const recipe = await writeTestRecipe(root, { sessions: 6, maxTurns: 3, maxTokens: 48, batchTurns: 4, probeProblems: 2, probeMaxTokens: 64, confirm: 'auto' });
+    runDir = await createRun(recipe, path.join(root, 'run'), {});
+    const run = await LiveRun.open(runDir);
+    try {
+      await run.runSessions();
+      turns = [...run.servedTurns()];
+      events = [...run.journal.events];
+    } finally {
+      await run.close();
+    }
+  }, 600_000);
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('runs every session once, in order, each with its transcript and the version of every reply', async () => {
+    const sessions = events.filter((e): e is Extract<JournalEvent, { type: 'session-completed' }> => e.type === 'session-completed');
+    expect(sessions.map((e) => e.session)).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const e of sessions) {
+      expect(e.versions).toHaveLength(e.turns);
+      expect(e.turns).toBeGreaterThanOrEqual(1);
+      expect(e.turns).toBeLessThanOrEqual(3);
+      const transcript = JSON.parse(await readFile(path.join(runDir, e.transcript), 'utf8'));
+      expect(transcript.turns.map((t: { version: string }) => t.version)).toEqual(e.versions);
+    }
+  });
+
+  it('sends every turn through the gateway with OpenClaw session headers and logs its tokens and version', () => {
+    expect(turns.length).toBe(events.filter((e) => e.type === 'session-completed').reduce((n, e) => n + (e.type === 'session-completed' ? e.turns : 0), 0));
+    for (const t of turns) {
+      expect(t.turnType).toBe('main');
+      expect(t.sessionId).toMatch(/^run\/session-\d$/);
+      expect(t.response.tokenIds.length).toBe(t.response.logprobs.length);
+      expect(t.response.topIds.every((ids) => ids.length === 4)).toBe(true);
+      expect(t.version).toMatch(/^(base|v\d+-[0-9a-f]{8})$/);
+    }
+    // X-Session-Done is sent with the last turn a session may take.
+    const last = turns.filter((t) => t.sessionDone);
+    expect(last.every((t) => t.messages.filter((m) => m.role === 'assistant').length === 2)).toBe(true);
+  });
+
+  it('trains on the judged turns in batches and stages every step’s candidate to the gate', () => {
+    const counts = events.flatMap((e) => (e.type === 'session-completed' ? [e.samples.count] : []));
+    const total = counts.reduce((a, b) => a + b, 0);
+    const steps = events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
+    expect(steps.length).toBe(Math.floor(total / 4));
+    steps.forEach((s, i) => expect(s.samplesThrough).toBe(4 * (i + 1)));
+    const staged = events.filter((e) => e.type === 'candidate-staged');
+    for (const s of events.filter((e) => e.type === 'trainer-step')) {
+      expect(staged.some((c) => c.type === 'candidate-staged' && s.type === 'trainer-step' && c.version === s.candidate.version)).toBe(true);
+    }
+    // Every candidate got a decision by the end of the run.
+    const decided = new Set(events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])));
+    expect(staged.every((c) => c.type === 'candidate-staged' && decided.has(c.id))).toBe(true);
+  });
+
+  it('keeps serving sessions while a candidate is being probed', () => {
+    let probing = 0;
+    let sessionsDuringProbes = 0;
+    for (const e of events) {
+      if (e.type === 'candidate-probing' && e.round === 1) probing++;
+      if (e.type === 'candidate-rejected' || e.type === 'candidate-awaiting-confirm') probing = Math.max(0, probing - 1);
+      if (e.type === 'session-completed' && probing > 0) sessionsDuringProbes++;
+    }
+    expect(sessionsDuringProbes).toBeGreaterThan(0);
+  });
+
+  it('changes the serving pointer only by promotion, and serves only what the pointer names', async () => {
+    const promoted = events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer] : []));
+    const pointer = await readServingPointer(runDir);
+    expect(pointer).toEqual(promoted.at(-1) ?? (events[0]?.type === 'run-started' ? events[0].baseVersion : undefined));
+    const servedVersions = new Set(['base', ...promoted.map((p) => p.version)]);
+    for (const t of turns) expect(servedVersions.has(t.version)).toBe(true);
+  });
+
+  it('writes curve.csv in Reef’s columns, gate.csv with Reef’s columns first, and summary.json', async () => {
+    const curve = (await readFile(path.join(runDir, 'curve.csv'), 'utf8')).trim().split('\n');
+    expect(curve[0]).toBe(CURVE_COLUMNS.join(','));
+    expect(curve).toHaveLength(7);
+    const gate = (await readFile(path.join(runDir, 'gate.csv'), 'utf8')).trim().split('\n');
+    expect(gate[0]!.split(',').slice(0, 6)).toEqual([...GATE_COLUMNS]);
+    const summary = JSON.parse(await readFile(path.join(runDir, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ sessions: { completed: 6, planned: 6 }, completed: true });
+    expect(summary.wall_seconds).toBeGreaterThan(0);
+    expect(typeof summary.rejections).toBe('object');
+  });
+});
