@@ -2,38 +2,33 @@
  * The limit of decoding for this model on this machine: decode.onnx run
  * through onnxruntime alone — no sampling, no calculator, no worker, no
  * server — prefill of a prompt, then one token per step with the KV cache,
- * weights bound once as tensors (the cheapest way to call the graph).
- * bench:engine reports every served figure as a ratio to this.
+ * weights bound once as tensors (the cheapest way to call the graph), under
+ * the engine's own session options. bench:engine reports every served figure
+ * as a ratio to this.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { LORA_MODULES, moduleDims, policyShape, readPolicyConfig, type PolicyShape } from '../electron/lab/weights/policyConfig';
 import { readSafetensors, toFloat32 } from '../electron/lab/weights/safetensors';
 
-export type ForwardLimit = {
+export type ForwardTiming = {
   promptTokens: number;
-  /** Median wall time of one prefill of `promptTokens` tokens. */
+  /** One forward pass over the whole prompt. */
   prefillMs: number;
   decodeSteps: number;
-  /** Median wall time of one single-token decode step over the whole run of steps. */
-  decodeStepMs: number;
-  prefillTokS: number;
-  decodeTokS: number;
-  repeats: number;
+  /** All single-token decode steps together. */
+  decodeMs: number;
+  /** CPU time of this process (all threads) for the prefill. */
+  prefillCpuMs: number;
+  /** After each decode step: wall and CPU time since the first step began (to price any prefix of the steps). */
+  stepEndsMs: number[];
+  stepEndsCpuMs: number[];
 };
 
-export type ForwardLimitOptions = {
-  modelDir: string;
-  promptIds: readonly number[];
-  decodeSteps: number;
-  repeats: number;
-  sessionOptions: ort.InferenceSession.SessionOptions;
-};
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+/** CPU time of this process, all threads (getrusage: cheap enough to read every step). */
+const processCpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 };
 
 const int64 = (values: readonly number[], dims: number[]): ort.Tensor =>
@@ -58,58 +53,57 @@ async function weightFeeds(modelDir: string, shape: PolicyShape): Promise<Record
   return feeds;
 }
 
-export async function measureForwardLimit(options: ForwardLimitOptions): Promise<ForwardLimit> {
-  const shape = policyShape(await readPolicyConfig(join(options.modelDir, 'config.json')));
-  const session = await ort.InferenceSession.create(join(options.modelDir, 'decode.onnx'), options.sessionOptions);
-  const weights = await weightFeeds(options.modelDir, shape);
-  const headDim = shape.hiddenSize / shape.numHeads;
-  const emptyCache = (): ort.Tensor => new ort.Tensor('float32', new Float32Array(0), [shape.numLayers, 1, shape.numHeads, 0, headDim]);
-  const prompt = options.promptIds;
-  const prefillTimes: number[] = [];
-  const stepTimes: number[] = [];
+export class BareForwardPass {
+  private constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly weights: Record<string, ort.Tensor>,
+    private readonly shape: PolicyShape,
+  ) {}
 
-  // One untimed warm-up pass, then `repeats` timed ones.
-  for (let repeat = 0; repeat <= options.repeats; repeat += 1) {
+  static async open(modelDir: string, sessionOptions: ort.InferenceSession.SessionOptions): Promise<BareForwardPass> {
+    const shape = policyShape(await readPolicyConfig(join(modelDir, 'config.json')));
+    const session = await ort.InferenceSession.create(join(modelDir, 'decode.onnx'), sessionOptions);
+    return new BareForwardPass(session, await weightFeeds(modelDir, shape), shape);
+  }
+
+  /** Prefill `promptIds`, then `steps` single-token steps; the token fed back does not change the cost. */
+  async time(promptIds: readonly number[], steps: number): Promise<ForwardTiming> {
+    const { numLayers, numHeads, hiddenSize } = this.shape;
+    const emptyCache = (): ort.Tensor => new ort.Tensor('float32', new Float32Array(0), [numLayers, 1, numHeads, 0, hiddenSize / numHeads]);
     const started = performance.now();
-    let out = await session.run({
-      ...weights,
-      input_ids: int64(prompt, [1, prompt.length]),
-      position_ids: int64(prompt.map((_, i) => i), [1, prompt.length]),
-      attention_mask: int64(prompt.map(() => 1), [1, prompt.length]),
+    const cpuStarted = processCpuMs();
+    let out = await this.session.run({
+      ...this.weights,
+      input_ids: int64(promptIds, [1, promptIds.length]),
+      position_ids: int64(promptIds.map((_, i) => i), [1, promptIds.length]),
+      attention_mask: int64(promptIds.map(() => 1), [1, promptIds.length]),
       past_key: emptyCache(),
       past_value: emptyCache(),
     });
     const prefillMs = performance.now() - started;
-    let position = prompt.length;
+    const decodeCpuStart = processCpuMs();
+    const prefillCpuMs = decodeCpuStart - cpuStarted;
+    const stepEndsMs: number[] = [];
+    const stepEndsCpuMs: number[] = [];
+    let position = promptIds.length;
     const decodeStart = performance.now();
-    for (let step = 0; step < options.decodeSteps; step += 1) {
-      // The token fed back is fixed: which one it is does not change the cost.
-      out = await session.run({
-        ...weights,
-        input_ids: int64([prompt[prompt.length - 1] ?? 0], [1, 1]),
+    for (let step = 0; step < steps; step += 1) {
+      out = await this.session.run({
+        ...this.weights,
+        input_ids: int64([promptIds[promptIds.length - 1] ?? 0], [1, 1]),
         position_ids: int64([position], [1, 1]),
         attention_mask: int64(Array.from({ length: position + 1 }, () => 1), [1, position + 1]),
         past_key: out.present_key as ort.Tensor,
         past_value: out.present_value as ort.Tensor,
       });
       position += 1;
+      stepEndsMs.push(performance.now() - decodeStart);
+      stepEndsCpuMs.push(processCpuMs() - decodeCpuStart);
     }
-    const decodeMs = performance.now() - decodeStart;
-    if (repeat > 0) {
-      prefillTimes.push(prefillMs);
-      stepTimes.push(decodeMs / options.decodeSteps);
-    }
+    return { promptTokens: promptIds.length, prefillMs, decodeSteps: steps, decodeMs: performance.now() - decodeStart, prefillCpuMs, stepEndsMs, stepEndsCpuMs };
   }
-  await session.release();
-  const prefillMs = median(prefillTimes);
-  const decodeStepMs = median(stepTimes);
-  return {
-    promptTokens: prompt.length,
-    prefillMs,
-    decodeSteps: options.decodeSteps,
-    decodeStepMs,
-    prefillTokS: (prompt.length / prefillMs) * 1000,
-    decodeTokS: 1000 / decodeStepMs,
-    repeats: options.repeats,
-  };
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
 }
