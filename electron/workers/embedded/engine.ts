@@ -109,6 +109,7 @@ export class Engine {
   private readonly queue: GenerateJob[] = [];
   private batch: DecodeBatch | null = null;
   private looping = false;
+  private swaps: Promise<unknown> = Promise.resolve();
   private readonly runner: SerialRunner;
   private readonly sampler: Sampler;
   private readonly kvDims: KvDims;
@@ -143,9 +144,14 @@ export class Engine {
 
   /** Loads and checks an adapter (null = the base); requests arriving from now on use it. */
   async setAdapter(ref: AdapterRef | null): Promise<string> {
-    const next = ref === null ? this.base : await loadAdapter(this.model.shape, ref);
-    this.current = next;
-    return next.version;
+    // Swaps apply in the order they were asked for, even if an earlier blob loads slower.
+    const swap = this.swaps.then(async () => {
+      const next = ref === null ? this.base : await loadAdapter(this.model.shape, ref);
+      this.current = next;
+      return next.version;
+    });
+    this.swaps = swap.catch(() => undefined);
+    return swap;
   }
 
   generate(params: GenerateParams, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult> {
