@@ -198,23 +198,31 @@ export class LiveRun {
 
   private async startParts(modelDir: string): Promise<void> {
     const log = this.options.onLog;
-    const base = this.journal.events[0];
-    const probe = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`probe engine: ${l}`) } : {}) });
-    if (base?.type !== 'run-started' || base.baseVersion.sha256 !== probe.info.baseSha256) {
-      await probe.client.close();
-      throw new Error(`the policy at ${modelDir} (base ${probe.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
-    }
-    const sampler = new EngineProbeSampler(probe.client, this.tasks.probe, this.recipe.gate.probe.sampling);
-    if ((this.options.mode ?? 'run') === 'gate') {
-      this.gate.attach({ probe: sampler });
-      this.parts = { probe, live: undefined };
-      this.gate.kick();
-      return;
-    }
-    let serving: EmbeddedEngine | undefined;
+    const engineLog = (role: string) => (log ? { onLog: (l: string) => log(`${role} engine: ${l}`) } : {});
+    const gateOnly = (this.options.mode ?? 'run') === 'gate';
+    // The engines start side by side (each loads and hash-checks the model).
+    const started = await Promise.allSettled([
+      startEmbeddedEngine({ modelDir, ...engineLog('probe') }),
+      gateOnly ? Promise.resolve(undefined) : startEmbeddedEngine({ modelDir, ...engineLog('serving') }),
+    ]);
+    const probe = started[0].status === 'fulfilled' ? started[0].value : undefined;
+    let serving = started[1].status === 'fulfilled' ? started[1].value : undefined;
     let gateway: Gateway | undefined;
     try {
-      serving = await startEmbeddedEngine({ modelDir, ...(log ? { onLog: (l: string) => log(`serving engine: ${l}`) } : {}) });
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
+      const base = this.journal.events[0];
+      for (const engine of [probe, serving]) {
+        if (engine && (base?.type !== 'run-started' || base.baseVersion.sha256 !== engine.info.baseSha256)) {
+          throw new Error(`the policy at ${modelDir} (base ${engine.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
+        }
+      }
+      const sampler = new EngineProbeSampler(probe!.client, this.tasks.probe, this.recipe.gate.probe.sampling);
+      if (gateOnly || !serving) {
+        this.gate.attach({ probe: sampler });
+        this.parts = { probe: probe!, live: undefined };
+        this.gate.kick();
+        return;
+      }
       // Serving loads exactly the pointer's version, hash-checked by the engine.
       const pointer = this.gate.pointer;
       const loaded = await serving.client.setAdapter(this.gate.adapterRef(pointer));
@@ -238,13 +246,16 @@ export class LiveRun {
         ...(log ? { onLog: log } : {}),
         onFatal: (e) => this.fail(e),
       });
-      this.parts = { probe, live: { token, serving, servingState, gateway, feed } };
-      await feed.start();
+      this.parts = { probe: probe!, live: { token, serving, servingState, gateway, feed } };
+      // The trainer loads while the first sessions run; it is needed only once a batch is full.
+      feed.start().catch((e: unknown) => this.fail(e as Error));
       this.gate.kick();
     } catch (error) {
+      this.parts = undefined;
       await gateway?.close().catch(() => undefined);
       await serving?.client.close().catch(() => undefined);
-      await probe.client.close().catch(() => undefined);
+      await probe?.client.close().catch(() => undefined);
+      serving = undefined;
       throw error;
     }
   }
