@@ -1,0 +1,187 @@
+/**
+ * bench:recipe — the embedded recipe, headless, measured (issue 6, point 8).
+ *
+ * 1. For each seed: the embedded recipe with `confirm: auto`, its first
+ *    `--sessions` sessions (36: the reference curve's length) — the real run,
+ *    real engines, trainer and gate. Reported: sessions_to_adaptation (the
+ *    reference reached it at session 14; target median ≤ 14, stretch ≤ 10),
+ *    the bold and list rolling rates at the last session against session 10,
+ *    promotions and rejections, wall time, and the gate's time per candidate.
+ * 2. One run with each of the six bad kinds injected after session 5: each
+ *    must end rejected with the serving pointer unchanged, and the sessions
+ *    must go on serving only promoted versions.
+ *
+ * Prints tables and writes bench/results/recipe.json.
+ *
+ *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject] [--keep DIR]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { badCandidateKinds, type BadCandidateKind } from '../electron/lab/journal/journalEvents';
+import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import { runCurve } from '../electron/lab/run/runReport';
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RECIPE = path.join(ROOT, 'recipes', 'embedded-gsm8k-style.yaml');
+
+const { values: args } = parseArgs({
+  options: {
+    seeds: { type: 'string', default: '1,2,3,4,5' },
+    sessions: { type: 'string', default: '36' },
+    'inject-sessions': { type: 'string', default: '12' },
+    'skip-inject': { type: 'boolean', default: false },
+    keep: { type: 'string' },
+    out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'recipe.json') },
+  },
+});
+const seeds = args.seeds.split(',').map(Number);
+const sessions = Number(args.sessions);
+const injectSessions = Number(args['inject-sessions']);
+const work = args.keep ? path.resolve(args.keep) : mkdtempSync(path.join(tmpdir(), 'gatelab-bench-recipe-'));
+mkdirSync(work, { recursive: true });
+
+type SeedResult = {
+  seed: number;
+  sessions: number;
+  sessions_to_adaptation: number | null;
+  accepted: number;
+  bold_rate_10: { at10: number | null; atLast: number | null };
+  list_rate_10: { at10: number | null; atLast: number | null };
+  promotions: number;
+  rejections: Record<string, number>;
+  superseded: number;
+  trainer_steps: number;
+  wall_seconds: number;
+  gate_seconds_per_candidate: number | null;
+};
+
+async function seedRun(seed: number): Promise<SeedResult> {
+  const runDir = await createRun(RECIPE, path.join(work, `seed-${seed}`), { seed, confirm: 'auto', sessions });
+  const run = await LiveRun.open(runDir, { onLog: (l) => process.stderr.write(`  [seed ${seed}] ${l}\n`) });
+  run.journal.onEvent((e) => {
+    if (e.type === 'session-completed') process.stderr.write(`  [seed ${seed}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
+    if (e.type === 'candidate-promoted') process.stderr.write(`  [seed ${seed}] promoted ${e.pointer.version}\n`);
+    if (e.type === 'candidate-rejected') process.stderr.write(`  [seed ${seed}] ${e.id} rejected: ${e.reason.detail}\n`);
+  });
+  try {
+    const summary = await run.runSessions();
+    const curve = runCurve(run.journal.events);
+    const row = (i: number) => curve[i];
+    return {
+      seed,
+      sessions: curve.length,
+      sessions_to_adaptation: summary.sessions_to_adaptation,
+      accepted: summary.accepted,
+      bold_rate_10: { at10: row(9)?.bold_rate_10 ?? null, atLast: curve.at(-1)?.bold_rate_10 ?? null },
+      list_rate_10: { at10: row(9)?.list_rate_10 ?? null, atLast: curve.at(-1)?.list_rate_10 ?? null },
+      promotions: summary.promotions.length,
+      rejections: summary.rejections,
+      superseded: summary.superseded,
+      trainer_steps: summary.trainer_steps,
+      wall_seconds: summary.wall_seconds,
+      gate_seconds_per_candidate: summary.gate_seconds_per_candidate,
+    };
+  } finally {
+    await run.close();
+  }
+}
+
+type InjectResult = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string };
+
+async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServedOnlyPromoted: boolean; sessions: number; wall_seconds: number }> {
+  const runDir = await createRun(RECIPE, path.join(work, 'inject'), { seed: 1, confirm: 'auto', sessions: injectSessions });
+  const results: InjectResult[] = [];
+  const run = await LiveRun.open(runDir, {
+    onLog: (l) => process.stderr.write(`  [inject] ${l}\n`),
+    afterSession: async (session, live) => {
+      if (session !== 5) return;
+      for (const kind of badCandidateKinds) {
+        const before = live.gate.pointer.version;
+        const c = await live.inject({ kind });
+        // Wait for this candidate's verdict; sessions resume afterwards.
+        while (c.state.kind === 'staged' || c.state.kind === 'verified' || c.state.kind === 'probing') await new Promise((r) => setTimeout(r, 200));
+        results.push({
+          kind,
+          id: c.id,
+          version: c.version,
+          state: c.state.kind,
+          reason: c.state.kind === 'rejected' ? `${c.state.reason.code}: ${c.state.reason.detail}` : null,
+          rounds: c.rounds.length,
+          pointerBefore: before,
+          pointerAfter: live.gate.pointer.version,
+        });
+        process.stderr.write(`  [inject] ${kind}: ${c.state.kind} ${results.at(-1)?.reason ?? ''}\n`);
+      }
+    },
+  });
+  try {
+    const summary = await run.runSessions();
+    const events = run.journal.events;
+    const promoted = new Set(['base', ...events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []))]);
+    const served = events.flatMap((e) => (e.type === 'session-completed' ? e.versions : []));
+    return { results, sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)), sessions: summary.sessions.completed, wall_seconds: summary.wall_seconds };
+  } finally {
+    await run.close();
+  }
+}
+
+const fmt = (x: number | null | undefined, digits = 2) => (x === null || x === undefined ? '—' : x.toFixed(digits));
+const median = (xs: number[]) => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const seedResults: SeedResult[] = [];
+for (const seed of seeds) {
+  process.stderr.write(`seed ${seed}: ${sessions} sessions…\n`);
+  seedResults.push(await seedRun(seed));
+}
+
+console.log(`\nbench:recipe — embedded recipe, confirm auto, ${sessions} sessions per seed (reference: adaptation at session 14)\n`);
+console.log('seed | adapt@ | accepted | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | promotions | rejections | wall s | gate s/candidate');
+console.log('-----|--------|----------|--------------------------|--------------------------|------------|------------|--------|-----------------');
+for (const r of seedResults) {
+  const rej = Object.entries(r.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
+  console.log(
+    `${String(r.seed).padStart(4)} | ${String(r.sessions_to_adaptation ?? 'never').padStart(6)} | ${String(r.accepted).padStart(8)} | ${fmt(r.bold_rate_10.at10)} → ${fmt(r.bold_rate_10.atLast)}`.padEnd(60) +
+      ` | ${fmt(r.list_rate_10.at10)} → ${fmt(r.list_rate_10.atLast)}`.padEnd(28) +
+      ` | ${String(r.promotions).padStart(10)} | ${rej.padEnd(10)} | ${r.wall_seconds.toFixed(0).padStart(6)} | ${fmt(r.gate_seconds_per_candidate, 1)}`,
+  );
+}
+const adapt = seedResults.map((r) => r.sessions_to_adaptation ?? Infinity);
+const medianAdapt = median(adapt);
+const medianWall = median(seedResults.map((r) => r.wall_seconds));
+console.log(`\nmedian sessions_to_adaptation: ${medianAdapt === Infinity ? 'never' : medianAdapt} (target ≤ 14, stretch ≤ 10); median wall ${fmt(medianWall, 0)} s for ${sessions} sessions (target ≤ 300 s)`);
+
+let inject: Awaited<ReturnType<typeof injectionRun>> | null = null;
+if (!args['skip-inject']) {
+  process.stderr.write(`injection run: ${injectSessions} sessions, all six kinds after session 5…\n`);
+  inject = await injectionRun();
+  console.log(`\nbad candidates injected after session 5 (run of ${inject.sessions} sessions; sessions served only promoted versions: ${inject.sessionsServedOnlyPromoted ? 'yes' : 'NO'})\n`);
+  console.log('kind            | candidate | state    | rounds | pointer before → after | reason');
+  console.log('----------------|-----------|----------|--------|------------------------|-------');
+  for (const r of inject.results) {
+    console.log(`${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(22)} | ${r.reason ?? ''}`);
+  }
+}
+
+const result = {
+  bench: 'recipe',
+  recipe: path.relative(ROOT, RECIPE),
+  sessions,
+  seeds: seedResults,
+  median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
+  median_wall_seconds: medianWall,
+  targets: { median_adaptation_max: 14, stretch: 10, wall_seconds_max: 300 },
+  injection: inject,
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  measured_at: new Date().toISOString(),
+};
+mkdirSync(path.dirname(args.out), { recursive: true });
+writeFileSync(args.out, JSON.stringify(result, null, 2) + '\n');
+console.log(`\nwrote ${path.relative(ROOT, args.out)}`);
+if (!args.keep) rmSync(work, { recursive: true, force: true });
