@@ -46,6 +46,13 @@ describe('a run of the embedded recipe (shortened)', () => {
       expect(e.turns).toBeLessThanOrEqual(3);
       const transcript = JSON.parse(await readFile(path.join(runDir, e.transcript), 'utf8'));
       expect(transcript.turns.map((t: { version: string }) => t.version)).toEqual(e.versions);
+      // Every training sample records the version that produced its reply.
+      const samples = JSON.parse(await readFile(path.join(runDir, e.samples.file), 'utf8')) as { version: string; turn: number; sample: { sessionId: string } }[];
+      expect(samples).toHaveLength(e.samples.count);
+      for (const s of samples) {
+        expect(s.version).toBe(e.versions[s.turn]);
+        expect(s.sample.sessionId).toBe(`run/session-${e.session}`);
+      }
     }
   });
 

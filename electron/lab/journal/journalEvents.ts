@@ -79,8 +79,10 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     turns: z.int().min(0),
     versions: z.array(versionId).describe('the version that produced each assistant turn'),
     transcript: z.string(),
-    samples: z.strictObject({ file: z.string(), sha256, count: z.int().min(0) }),
-    curve: z.record(z.string(), z.number()).describe("this session's row of curve.csv"),
+    samples: z
+      .strictObject({ file: z.string(), sha256, count: z.int().min(0) })
+      .describe('the judged turns, each with the version that produced it, as the trainer gets them'),
+    curve: z.record(z.string(), z.number()).describe("this session's own curve columns (rolling ones are derived)"),
   }),
   z.strictObject({
     ...base,

@@ -266,7 +266,8 @@ export class LiveRun {
     for (const e of this.sessionEvents()) {
       const bytes = await readFile(path.join(this.runDir, e.samples.file));
       if (sha256Hex(bytes) !== e.samples.sha256) throw new Error(`${e.samples.file} does not match its journaled sha256`);
-      out.push(...z.array(trainSampleSchema).parse(JSON.parse(bytes.toString('utf8'))));
+      const judged = z.array(z.object({ version: z.string(), turn: z.int(), sample: trainSampleSchema })).parse(JSON.parse(bytes.toString('utf8')));
+      out.push(...judged.map((j) => j.sample));
     }
     return out;
   }
@@ -305,7 +306,7 @@ export class LiveRun {
       const task = this.tasks.sessions[session]!;
       const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
       await this.recordSession(result);
-      parts.feed.add(result.samples);
+      parts.feed.add(result.samples.map((j) => j.sample));
       await this.options.afterSession?.(session, this);
     }
     if (this.fatal) throw this.fatal;

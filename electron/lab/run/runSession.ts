@@ -43,6 +43,9 @@ export type TranscriptTurn = {
   skipped?: string;
 };
 
+/** A judged turn as the run keeps it: the trainer's sample and the version that produced the reply. */
+export type JudgedSample = { version: string; turn: number; sample: TrainSample };
+
 export type SessionResult = {
   session: number;
   sessionId: string;
@@ -50,7 +53,7 @@ export type SessionResult = {
   turns: TranscriptTurn[];
   firstVerdict: Verdict;
   observation: SessionObservation;
-  samples: TrainSample[];
+  samples: JudgedSample[];
   versions: string[];
   /** How the session ended: the student said HOMEWORK_DONE, the turn budget ran out, or the context is full. */
   endedBy: 'done' | 'max-turns' | 'context-full';
@@ -66,7 +69,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   const maxTurns = ctx.recipe.session.max_turns;
   const messages: ChatMessage[] = [{ role: 'user', content: student.firstMessage() }];
   const turns: TranscriptTurn[] = [];
-  const samples: TrainSample[] = [];
+  const samples: JudgedSample[] = [];
   let done = false;
   let endedBy: SessionResult['endedBy'] = 'max-turns';
 
@@ -113,7 +116,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       if (training.mode !== 'none') {
         const built = sampleOf(ctx, sessionId, turn, messages, record, training);
         if (typeof built === 'string') entry.skipped = built;
-        else samples.push(built);
+        else samples.push({ version: reply.version, turn, sample: built });
       }
       done = reaction.done;
       if (done) endedBy = 'done';
