@@ -219,6 +219,8 @@ export const CandidateView = z.strictObject({
   maxUpdateNorm: z.number(),
   rounds: z.array(RoundView),
   stagedAt: at,
+  /** When it passed verify; null if it never did (rejected there, or superseded first). */
+  verifiedAt: at.nullable(),
   decidedAt: at.nullable(),
   stagedAfterSessions: count,
   /** What served when it was staged, and when it was decided (rejected: unchanged; promoted: itself). */

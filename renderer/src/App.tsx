@@ -7,22 +7,18 @@ import { Sidebar } from './components/Sidebar';
 import { TopBar } from './components/TopBar';
 import { useAppStore } from './stores/appStore';
 import { useReferenceStore } from './stores/referenceStore';
+import { useLiveRunStore } from './stores/liveRunStore';
+import { usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
 import { CurveView } from './views/CurveView';
 import { EmptyView } from './views/EmptyView';
 import { ErrorView } from './views/ErrorView';
+import { LaunchView } from './views/LaunchView';
+import { LiveRunView } from './views/LiveRunView';
 
-function MainContent() {
-  const problem = useAppStore((state) => state.problem);
+/** The curve viewer's pane: the loaded run, its error, or the invitation to open one. */
+function ViewerContent() {
   const { status, run, error } = useRunStore(useShallow((state) => ({ status: state.status, run: state.run, error: state.error })));
-  if (problem !== null) {
-    return (
-      <div className="error-view" role="alert" data-testid="lab-problem">
-        <h1>GateLab cannot reach its lab</h1>
-        <p className="error-message">{problem}</p>
-      </div>
-    );
-  }
   switch (status) {
     case 'empty':
       return <EmptyView />;
@@ -35,12 +31,35 @@ function MainContent() {
   }
 }
 
+function MainContent() {
+  const problem = useAppStore((state) => state.problem);
+  const page = usePageStore((state) => state.page);
+  const liveRun = useLiveRunStore((state) => state.run);
+  if (problem !== null) {
+    return (
+      <div className="error-view" role="alert" data-testid="lab-problem">
+        <h1>GateLab cannot reach its lab</h1>
+        <p className="error-message">{problem}</p>
+      </div>
+    );
+  }
+  switch (page) {
+    case 'start':
+      return <LaunchView />;
+    case 'run':
+      return liveRun === null ? <LaunchView /> : <LiveRunView run={liveRun} />;
+    case 'viewer':
+      return <ViewerContent />;
+  }
+}
+
 export function App() {
   const openFiles = useRunStore((state) => state.openFiles);
   useEffect(() => {
     const report = (error: unknown) => console.error(error);
     useAppStore.getState().load().catch(report);
     useReferenceStore.getState().load().catch(report);
+    useLiveRunStore.getState().load().catch(report);
   }, []);
   const onDrop = (event: DragEvent) => {
     event.preventDefault();

@@ -3,16 +3,22 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { getLab } from './api/labClient';
 import { createFrameBatcher } from './lib/frameBatcher';
+import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
+import { followRequests } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
 import './styles.css';
+import './runStyles.css';
 
 // Lab events feed the stores batched per animation frame: one set per frame, not per event.
 const lab = getLab();
 if (lab !== null) {
   lab.on('lab.log', createFrameBatcher((entries) => useLogStore.getState().append(entries)));
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
+  // A live run streams patches; a frame's worth is applied in one store update.
+  lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
 }
+followRequests({ viewer: useRunStore, liveRun: useLiveRunStore });
 
 const container = document.getElementById('root');
 if (container === null) throw new Error('index.html has no #root');

@@ -242,6 +242,7 @@ type CandidateTimeline = {
   stagedAt: string;
   stagedAfterSessions: number;
   servingAtStage: ServingPointer;
+  verifiedAt: string | null;
   decidedAt: string | null;
   servingAtDecision: ServingPointer | null;
   confirmedBy: 'auto' | 'person' | null;
@@ -260,8 +261,13 @@ function candidateTimelines(events: readonly JournalEvent[]): Map<string, Candid
         sessions++;
         break;
       case 'candidate-staged':
-        if (pointer) timelines.set(e.id, { stagedAt: e.at, stagedAfterSessions: sessions, servingAtStage: pointer, decidedAt: null, servingAtDecision: null, confirmedBy: null });
+        if (pointer) timelines.set(e.id, { stagedAt: e.at, stagedAfterSessions: sessions, servingAtStage: pointer, verifiedAt: null, decidedAt: null, servingAtDecision: null, confirmedBy: null });
         break;
+      case 'candidate-verified': {
+        const t = timelines.get(e.id);
+        if (t) t.verifiedAt = e.at;
+        break;
+      }
       case 'candidate-confirmed': {
         const t = timelines.get(e.id);
         if (t) t.confirmedBy = e.by;
@@ -331,6 +337,7 @@ function candidateView(c: CandidateRecord, t: CandidateTimeline, recipe: Recipe)
       checks: roundChecks(r.candidate, r.serving, recipe.gate.margins, recipe.gate.floors),
     })),
     stagedAt: t.stagedAt,
+    verifiedAt: t.verifiedAt,
     decidedAt: t.decidedAt,
     stagedAfterSessions: t.stagedAfterSessions,
     servingAtStage: t.servingAtStage,

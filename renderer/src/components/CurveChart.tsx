@@ -9,6 +9,13 @@ import { PALETTE } from '../lib/palette';
 import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
 import { markerLabel } from './MarkerLabel';
 
+/** A vertical marker for something that happened during a run (a promotion, a rollback), at the first session it affects. */
+export interface CurveEventMarker {
+  session: number;
+  label: string;
+  kind: 'promotion' | 'rollback';
+}
+
 interface CurveChartProps {
   sessions: readonly CurveRow[];
   overlay: readonly CurveRow[] | null;
@@ -17,11 +24,29 @@ interface CurveChartProps {
   visible: Record<RateKey, boolean>;
   published: PublishedResult;
   adaptationSession: number | null;
+  /** Draw the x axis over this many sessions even before they exist (a live run's curve grows into it). */
+  span?: number;
+  /** Promotions and rollbacks of a live run. */
+  events?: readonly CurveEventMarker[];
 }
 
+/** A session of the span that has not run yet: only its position on the x axis. */
+type PlaceholderRow = { session: number; placeholder: true };
+type PlotRow = ChartRow | PlaceholderRow;
+
+const isPlaceholder = (row: PlotRow | undefined): row is PlaceholderRow => row !== undefined && 'placeholder' in row;
+
 function CurveTooltip({ active, payload }: TooltipContentProps) {
-  const row = payload?.[0]?.payload as ChartRow | undefined;
-  if (!active || row === undefined) return null;
+  const plotted = payload?.[0]?.payload as PlotRow | undefined;
+  if (!active || plotted === undefined) return null;
+  if (isPlaceholder(plotted)) {
+    return (
+      <div className="chart-tooltip">
+        <div className="chart-tooltip-title">Session {plotted.session} · not run yet</div>
+      </div>
+    );
+  }
+  const row = plotted;
   return (
     <div className="chart-tooltip">
       <div className="chart-tooltip-title">
@@ -60,12 +85,19 @@ function CurveTooltip({ active, payload }: TooltipContentProps) {
  * this run adapts. Static data: animation and dots off.
  */
 export function CurveChart(props: CurveChartProps) {
-  const { sessions, overlay, range, visible, published, adaptationSession } = props;
+  const { sessions, overlay, range, visible, published, adaptationSession, span, events } = props;
   const rows = useMemo(
     () => buildChartRows(sessions, overlay, range, published.curveSessions),
     [sessions, overlay, range, published.curveSessions],
   );
-  const shown = rows.map((row) => row.session);
+  const plotted = useMemo<PlotRow[]>(() => {
+    const last = rows.at(-1)?.session ?? -1;
+    const pad: PlaceholderRow[] = [];
+    for (let session = last + 1; span !== undefined && session < span; session++) pad.push({ session, placeholder: true });
+    return [...rows, ...pad];
+  }, [rows, span]);
+  const shown = plotted.map((row) => row.session);
+  const markers = (events ?? []).filter((event) => shown.includes(event.session));
   const ticks = sessionTicks(shown);
   const publishedInView = shown.includes(published.adaptationSession);
   const adaptedInView = adaptationSession !== null && shown.includes(adaptationSession);
@@ -74,14 +106,16 @@ export function CurveChart(props: CurveChartProps) {
       className="chart-frame"
       data-testid="curve-chart"
       data-points={rows.length}
+      data-span={plotted.length}
       data-first-session={shown[0]}
-      data-last-session={shown.at(-1)}
+      data-last-session={rows.at(-1)?.session}
+      data-events={markers.length}
       data-published-marker={publishedInView ? published.adaptationSession : 'out-of-range'}
       data-adaptation-marker={adaptationSession === null ? 'none' : adaptedInView ? adaptationSession : 'out-of-range'}
       data-overlay={overlay === null ? 'off' : 'on'}
     >
       <ResponsiveContainer width="100%" height={340}>
-        <LineChart data={rows} margin={{ ...CHART_MARGIN, top: 56 }}>
+        <LineChart data={plotted} margin={{ ...CHART_MARGIN, top: markers.length > 0 ? 104 : 56 }}>
           <CartesianGrid stroke={PALETTE.grid} vertical={false} />
           {/* A band scale, as the accept strip's bars use, so sessions line up between the two charts. */}
           <XAxis dataKey="session" scale="band" ticks={ticks} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
@@ -135,6 +169,16 @@ export function CurveChart(props: CurveChartProps) {
               label={markerLabel(`Reef published: adapted @${published.adaptationSession}`, PALETTE.published, -2)}
             />
           )}
+          {markers.map((event, index) => (
+            <ReferenceLine
+              key={`${event.kind}-${event.session}-${index}`}
+              x={event.session}
+              stroke={event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback}
+              strokeWidth={1.5}
+              strokeDasharray={event.kind === 'rollback' ? '2 3' : undefined}
+              label={markerLabel(event.label, event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback, -3 - (index % 2))}
+            />
+          ))}
           {adaptedInView && (
             <ReferenceLine
               x={adaptationSession}

@@ -1,6 +1,40 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../stores/appStore';
+import { useLiveRunStore } from '../stores/liveRunStore';
+import { usePageStore } from '../stores/pageStore';
+import type { Page } from '../stores/pageStore';
+import { useRunStore } from '../stores/runStore';
 import { OpenRunButton } from './OpenRunButton';
+
+/** The pages of the window; a page with nothing to show yet is disabled. */
+function PageTabs() {
+  const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
+  const phase = useLiveRunStore((state) => state.run?.header.phase ?? null);
+  const viewerStatus = useRunStore((state) => state.status);
+  const tabs: { page: Page; label: string; disabled: boolean }[] = [
+    { page: 'start', label: 'Start', disabled: false },
+    { page: 'run', label: phase === null ? 'Run' : `Run · ${phase}`, disabled: phase === null },
+    { page: 'viewer', label: 'Curve viewer', disabled: false },
+  ];
+  return (
+    <nav className="page-tabs" aria-label="Pages">
+      {tabs.map((tab) => (
+        <button
+          key={tab.page}
+          type="button"
+          className={`page-tab${page === tab.page ? ' current' : ''}${tab.page === 'run' && phase === 'running' ? ' live' : ''}`}
+          aria-current={page === tab.page ? 'page' : undefined}
+          disabled={tab.disabled}
+          data-testid={`tab-${tab.page}`}
+          onClick={() => show(tab.page)}
+        >
+          {tab.label}
+          {tab.page === 'viewer' && viewerStatus === 'loaded' ? ' ●' : ''}
+        </button>
+      ))}
+    </nav>
+  );
+}
 
 export function TopBar() {
   const { info } = useAppStore(useShallow((state) => ({ info: state.info })));
@@ -15,8 +49,9 @@ export function TopBar() {
           <rect x="7" y="6" width="2.4" height="20" rx="1.2" fill="#e3b341" />
         </svg>
         <span className="brand-name">GateLab</span>
-        <span className="brand-sub">Curve viewer</span>
+        <span className="brand-sub">release-gated RL lab</span>
       </div>
+      <PageTabs />
       <div className="topbar-right">
         <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `${info.platform} · Node ${info.versions.node}`}>
           {mode}

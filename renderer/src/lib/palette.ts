@@ -23,4 +23,6 @@ export const PALETTE = {
   reject: '#f85149',
   best: '#e3b341',
   gold: '#58a6ff',
+  promotion: '#58a6ff',
+  rollback: '#ff7b72',
 } as const;

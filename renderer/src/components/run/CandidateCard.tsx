@@ -1,0 +1,203 @@
+import { useState } from 'react';
+import type { CandidateView, GatedMetric, RoundCheck, RoundView } from '../../../../electron/contract/liveRuns';
+import { shortHash } from '../../lib/format';
+import { lifecycleSteps, sourceLabel, stateLabel } from '../../lib/lifecycle';
+import { ProbeReplies } from './ProbeReplies';
+
+const METRIC_LABELS: Record<GatedMetric, string> = {
+  pass_rate: 'pass (full criterion)',
+  gold_rate: 'gold answer',
+  answered_rate: 'answered (complete)',
+  mean_violations: 'markers per reply',
+};
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+const fmt = (metric: GatedMetric, x: number) => (metric === 'mean_violations' ? x.toFixed(2) : pct(x));
+
+function Lifecycle({ candidate }: { candidate: CandidateView }) {
+  return (
+    <ol className="lifecycle" data-testid="lifecycle">
+      {lifecycleSteps(candidate).map((step) => (
+        <li key={step.key} className={`step step-${step.status}`} data-step={step.key} data-status={step.status}>
+          {step.status === 'done' ? '✓ ' : step.status === 'failed' ? '✗ ' : step.status === 'current' ? '● ' : ''}
+          {step.label}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function CheckCell({ check }: { check: RoundCheck }) {
+  // A limit below zero (serving at 0 with a margin) asks nothing: shown as ≥ 0.
+  const limit = `${check.direction === 'min' ? '≥' : '≤'} ${fmt(check.metric, Math.max(0, check.limit))}`;
+  const why =
+    check.floor !== null && check.limit === check.floor
+      ? `floor ${fmt(check.metric, check.floor)}`
+      : `serving ${check.direction === 'min' ? '−' : '+'} margin ${fmt(check.metric, check.margin)}`;
+  return (
+    <td className={check.ok ? 'check check-ok' : 'check check-fail'} title={`needs ${limit} (${why})`} data-ok={check.ok ? 'yes' : 'no'}>
+      <span className="check-mark">{check.ok ? '✓' : '✗'}</span> <strong>{fmt(check.metric, check.candidate)}</strong>
+      <span className="muted"> vs {fmt(check.metric, check.serving)}</span>
+      <span className="check-limit"> need {limit}</span>
+    </td>
+  );
+}
+
+/** Per round: the candidate against serving on the same problems and seeds, each gated metric with its limit. */
+function RoundsTable({ candidate, onShowReplies, shownRound }: { candidate: CandidateView; onShowReplies: (round: number) => void; shownRound: number | null }) {
+  const rounds: RoundView[] = candidate.rounds;
+  if (rounds.length === 0) return null;
+  const metrics = rounds[0]!.checks.map((c) => c.metric);
+  return (
+    <div className="table-scroll">
+      <table className="rounds-table" data-testid="rounds-table">
+        <thead>
+          <tr>
+            <th>probe round</th>
+            {rounds.map((r) => (
+              <th key={r.round} className={r.passed ? 'text-good' : 'text-bad'}>
+                round {r.round}: {r.passed ? 'passed' : 'FAILED'}
+                <div className="muted small">
+                  seed {r.seed} · {r.candidate.n} problems · vs <code>{r.serving.version}</code>
+                </div>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {metrics.map((metric) => (
+            <tr key={metric}>
+              <th>{METRIC_LABELS[metric]}</th>
+              {rounds.map((r) => {
+                const check = r.checks.find((c) => c.metric === metric);
+                return check === undefined ? <td key={r.round} /> : <CheckCell key={r.round} check={check} />;
+              })}
+            </tr>
+          ))}
+          <tr className="info-row">
+            <th title="reported, never gated on alone (the floor effect)">clean (style + work) · not gated</th>
+            {rounds.map((r) => (
+              <td key={r.round}>
+                {pct(r.candidate.clean_rate)} <span className="muted">vs {pct(r.serving.clean_rate)}</span>
+              </td>
+            ))}
+          </tr>
+          <tr className="info-row">
+            <th>mean reply length</th>
+            {rounds.map((r) => (
+              <td key={r.round}>
+                {Math.round(r.candidate.mean_chars)} <span className="muted">vs {Math.round(r.serving.mean_chars)} chars</span>
+              </td>
+            ))}
+          </tr>
+          <tr>
+            <th />
+            {rounds.map((r) => (
+              <td key={r.round}>
+                <button
+                  type="button"
+                  className="button secondary small"
+                  aria-pressed={shownRound === r.round}
+                  data-testid={`show-replies-${r.round}`}
+                  onClick={() => onShowReplies(r.round)}
+                >
+                  {shownRound === r.round ? 'hide replies' : 'probe replies'}
+                </button>
+              </td>
+            ))}
+          </tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * One candidate in the gate: where it is in its lifecycle, why it was
+ * rejected, the evidence of every probe round, and — when it awaits a
+ * person — Confirm and Reject. The buttons only ask; the gate decides.
+ */
+export function CandidateCard({
+  candidate,
+  pending,
+  canAct,
+  onConfirm,
+  onReject,
+}: {
+  candidate: CandidateView;
+  pending: string | null;
+  canAct: boolean;
+  onConfirm: (id: string) => void;
+  onReject: (id: string, reason: string) => void;
+}) {
+  const [shownRound, setShownRound] = useState<number | null>(null);
+  const [reason, setReason] = useState('');
+  const c = candidate;
+  const awaiting = c.state === 'awaiting-confirm';
+  const pointerChanged = c.servingAtDecision !== null && c.servingAtDecision.version !== c.servingAtStage.version;
+  return (
+    <article className={`candidate candidate-${c.state}`} data-testid={`candidate-${c.id}`} data-state={c.state} data-source={c.source.kind}>
+      <header className="candidate-header">
+        <h4>
+          {c.id} <code>{c.version}</code>
+        </h4>
+        <span className="muted small">
+          {sourceLabel(c)} · staged after {c.stagedAfterSessions} sessions · sha256 {shortHash(c.sha256)}
+          {c.updateNorm !== null && ` · update ‖·‖ ${c.updateNorm.toFixed(2)} (bound ${c.maxUpdateNorm})`}
+        </span>
+        <span className={`state-badge state-${c.state}`} data-testid="candidate-state">
+          {stateLabel(c)}
+        </span>
+      </header>
+      <Lifecycle candidate={c} />
+      {c.reason !== null && (
+        <p className="reason" data-testid="candidate-reason">
+          <strong>Rejected — {c.reason.code}</strong>
+          {c.reason.metric !== null && <> on {c.reason.metric}</>}: {c.reason.detail}
+        </p>
+      )}
+      <p className="pointer-line small" data-testid="candidate-pointer">
+        serving when staged <code>{c.servingAtStage.version}</code>
+        {c.servingAtDecision !== null ? (
+          <>
+            {' '}
+            → at decision <code>{c.servingAtDecision.version}</code>{' '}
+            <span className={pointerChanged ? 'text-good' : 'muted'}>{pointerChanged ? '(promoted: serving changed)' : '(unchanged)'}</span>
+          </>
+        ) : (
+          <span className="muted"> · undecided</span>
+        )}
+      </p>
+      <RoundsTable candidate={c} shownRound={shownRound} onShowReplies={(round) => setShownRound(shownRound === round ? null : round)} />
+      {shownRound !== null && <ProbeReplies candidate={c.id} round={shownRound} />}
+      {awaiting && (
+        <div className="decide" data-testid="decide">
+          <p>
+            {c.id} passed {c.passedRounds} of {c.roundsRequired} rounds against <code>{c.servingAtStage.version}</code>. Read the evidence, then decide: Confirm
+            promotes it (the gate re-verifies the blob first); Reject keeps <code>{c.servingAtStage.version}</code> serving.
+          </p>
+          <button type="button" className="button primary" data-testid="confirm-button" disabled={!canAct || pending !== null} onClick={() => onConfirm(c.id)}>
+            {pending === `confirm ${c.id}` ? 'Confirming…' : `Confirm ${c.id}`}
+          </button>
+          <input
+            type="text"
+            className="reason-input"
+            placeholder="why (optional)"
+            value={reason}
+            maxLength={500}
+            onChange={(e) => setReason(e.currentTarget.value)}
+          />
+          <button
+            type="button"
+            className="button danger"
+            data-testid="reject-button"
+            disabled={!canAct || pending !== null}
+            onClick={() => onReject(c.id, reason.trim() === '' ? 'rejected by a person in the desktop' : reason.trim())}
+          >
+            {pending === `reject ${c.id}` ? 'Rejecting…' : `Reject ${c.id}`}
+          </button>
+        </div>
+      )}
+    </article>
+  );
+}

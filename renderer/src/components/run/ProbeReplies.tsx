@@ -1,0 +1,48 @@
+import { useEffect } from 'react';
+import { probeRoundKey, useLiveRunStore } from '../../stores/liveRunStore';
+import { HighlightedReply, VerdictChips } from './HighlightedReply';
+
+/** One probe round's replies, candidate beside serving on the same problem and seed, markers highlighted. */
+export function ProbeReplies({ candidate, round }: { candidate: string; round: number }) {
+  const key = probeRoundKey(candidate, round);
+  const state = useLiveRunStore((s) => s.probeRounds[key]);
+  const load = useLiveRunStore((s) => s.loadProbeRound);
+  useEffect(() => {
+    void load(candidate, round);
+  }, [candidate, round, load]);
+  if (state === undefined || state.status === 'loading') return <p className="muted small">Loading the replies of round {round}…</p>;
+  if (state.status === 'error') return <p className="text-bad small">{state.message}</p>;
+  return (
+    <div className="probe-replies" data-testid={`probe-replies-${candidate}-${round}`}>
+      <div className="probe-head">
+        <span>
+          Round {round}, seed {state.seed}: candidate <code>{candidate}</code>
+        </span>
+        <span>
+          serving <code>{state.servingVersion}</code>
+        </span>
+      </div>
+      {state.pairs.map((pair, i) => (
+        <div key={pair.taskId + i} className="probe-pair" data-testid="probe-pair">
+          <div className="probe-task muted small">
+            {pair.taskId} · gold {pair.gold} · seed {pair.seed}
+          </div>
+          <div className="probe-side">
+            <HighlightedReply text={pair.candidate.text} verdict={pair.candidate.verdict} />
+            <VerdictChips verdict={pair.candidate.verdict} />
+            <span className="muted small">
+              {pair.candidate.completionTokens} tokens · {pair.candidate.finishReason === 'stop' ? 'finished' : 'cut at max_tokens'}
+            </span>
+          </div>
+          <div className="probe-side">
+            <HighlightedReply text={pair.serving.text} verdict={pair.serving.verdict} />
+            <VerdictChips verdict={pair.serving.verdict} />
+            <span className="muted small">
+              {pair.serving.completionTokens} tokens · {pair.serving.finishReason === 'stop' ? 'finished' : 'cut at max_tokens'}
+            </span>
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}

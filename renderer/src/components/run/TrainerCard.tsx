@@ -1,0 +1,66 @@
+import type { RefusedStepView, TrainerStepView } from '../../../../electron/contract/liveRuns';
+
+const num = (value: number | null, digits = 4): string => (value === null ? '—' : Math.abs(value) >= 1000 ? value.toExponential(2) : value.toFixed(digits));
+
+/**
+ * The trainer's optimizer steps: one per batch of judged turns, each making a
+ * candidate for the gate. KL is shown only when the recipe configures it (a
+ * configured KL must reach the objective and be logged).
+ */
+export function TrainerCard({ steps, refused, batchTurns, klCoef }: { steps: readonly TrainerStepView[]; refused: readonly RefusedStepView[]; batchTurns: number; klCoef: number }) {
+  const showKl = klCoef > 0;
+  const recent = steps.slice(-8).reverse();
+  return (
+    <section className="card trainer-card" data-testid="trainer-card" data-steps={steps.length}>
+      <header className="card-header">
+        <h3>Trainer</h3>
+        <span className="card-meta">
+          {steps.length} step{steps.length === 1 ? '' : 's'} · one per {batchTurns} judged turns{showKl ? ` · KL coef ${klCoef}` : ' · no KL term configured'}
+        </span>
+      </header>
+      {steps.length === 0 ? (
+        <p className="muted small">No optimizer step yet: the first comes after {batchTurns} judged turns.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="mini-table">
+            <thead>
+              <tr>
+                <th>step</th>
+                <th>loss</th>
+                <th>pg</th>
+                <th>opd</th>
+                {showKl && <th>kl</th>}
+                <th title="gradient norm">‖grad‖</th>
+                <th title="norm of the LoRA update">‖Δ‖</th>
+                <th title="judged turns in the batch">turns</th>
+                <th>candidate</th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.map((s) => (
+                <tr key={s.step} data-testid="trainer-step">
+                  <td className="num">{s.step}</td>
+                  <td className="num">{num(s.loss)}</td>
+                  <td className="num">{num(s.pg)}</td>
+                  <td className="num">{num(s.opd)}</td>
+                  {showKl && <td className="num">{num(s.kl)}</td>}
+                  <td className="num">{num(s.gradNorm, 3)}</td>
+                  <td className="num">{num(s.updateNorm, 3)}</td>
+                  <td className="num">{s.samples}</td>
+                  <td>
+                    <code>{s.version}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {refused.length > 0 && (
+        <p className="text-bad small">
+          {refused.length} step{refused.length === 1 ? '' : 's'} refused (no candidate made): {refused.at(-1)?.code} — {refused.at(-1)?.message}
+        </p>
+      )}
+    </section>
+  );
+}

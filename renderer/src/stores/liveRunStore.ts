@@ -1,0 +1,205 @@
+import { create } from 'zustand';
+import type { BadCandidateKind, ProbePair, RunPatch, RunView, ServingPointerView } from '../../../electron/contract/liveRuns';
+import { getLab } from '../api/labClient';
+import { applyRunPatches } from '../lib/runPatches';
+
+export type ProbeRoundState =
+  | { status: 'loading' }
+  | { status: 'loaded'; seed: number; servingVersion: string; pairs: ProbePair[] }
+  | { status: 'error'; message: string };
+
+/** The last decision a person made here, and what serving was before and after. */
+export interface Decision {
+  action: 'confirm' | 'reject' | 'rollback';
+  subject: string;
+  servingBefore: ServingPointerView;
+  servingAfter: ServingPointerView;
+}
+
+interface LiveRunState {
+  /** The run on screen (live, or a folder opened from disk); null before one is started or opened. */
+  run: RunView | null;
+  /** An action in flight ("start", "confirm c3", …): its button shows it, the others wait. */
+  pending: string | null;
+  /** Why the last request was refused, in the lab's words. */
+  problem: string | null;
+  lastDecision: Decision | null;
+  /** The session whose first reply is shown; null follows the newest. */
+  selectedSession: number | null;
+  probeRounds: Record<string, ProbeRoundState>;
+  load(): Promise<void>;
+  applyPatches(patches: readonly RunPatch[]): void;
+  start(params: { recipe: string; seed?: number; confirm: 'manual' | 'auto'; sessions?: number }): Promise<boolean>;
+  open(where: { runId: string } | { path: string }): Promise<boolean>;
+  stop(): Promise<void>;
+  resume(): Promise<void>;
+  confirm(candidate: string): Promise<void>;
+  reject(candidate: string, reason?: string): Promise<void>;
+  inject(kind: BadCandidateKind): Promise<void>;
+  rollback(version: string): Promise<void>;
+  loadProbeRound(candidate: string, round: number): Promise<void>;
+  selectSession(session: number | null): void;
+  dismissProblem(): void;
+}
+
+export const probeRoundKey = (candidate: string, round: number): string => `${candidate}/${round}`;
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The live-run domain: the run on screen, kept current by the lab's
+ * `liveRuns.changed` patches (applied a frame's batch at a time, one `set`
+ * per batch), and the person's requests to it. The store only asks: every
+ * outcome shown comes back from the lab.
+ */
+export const useLiveRunStore = create<LiveRunState>()((set, get) => {
+  let refetching = false;
+
+  /** Runs one request; its error becomes `problem`, never an exception in a click handler. */
+  async function request<T>(label: string, call: () => Promise<T>): Promise<T | undefined> {
+    if (get().pending !== null) return undefined;
+    set({ pending: label, problem: null });
+    try {
+      return await call();
+    } catch (error) {
+      set({ problem: messageOf(error) });
+      return undefined;
+    } finally {
+      set({ pending: null });
+    }
+  }
+
+  /** A snapshot from a request replaces the view unless a newer patch already moved past it. */
+  function adopt(run: RunView): void {
+    const current = get().run;
+    if (current !== null && current.header.runDir === run.header.runDir && current.header.update > run.header.update) return;
+    const sameRun = current !== null && current.header.runDir === run.header.runDir;
+    set(sameRun ? { run } : { run, lastDecision: null, selectedSession: null, probeRounds: {} });
+  }
+
+  return {
+    run: null,
+    pending: null,
+    problem: null,
+    lastDecision: null,
+    selectedSession: null,
+    probeRounds: {},
+
+    async load() {
+      const lab = getLab();
+      if (lab === null) return;
+      try {
+        const { run } = await lab.liveRuns.current();
+        if (run === null) set({ run: null });
+        else adopt(run);
+      } catch (error) {
+        set({ problem: messageOf(error) });
+      }
+    },
+
+    applyPatches(patches) {
+      const outcome = applyRunPatches(get().run, patches);
+      switch (outcome.kind) {
+        case 'applied': {
+          const previous = get().run;
+          const replaced = previous === null || previous.header.runDir !== outcome.run.header.runDir;
+          set(replaced ? { run: outcome.run, lastDecision: null, selectedSession: null, probeRounds: {} } : { run: outcome.run });
+          return;
+        }
+        case 'refetch':
+          if (refetching) return;
+          refetching = true;
+          void get()
+            .load()
+            .finally(() => {
+              refetching = false;
+            });
+          return;
+      }
+    },
+
+    async start(params) {
+      const lab = getLab();
+      if (lab === null) return false;
+      const run = await request('start', () => lab.liveRuns.start(params));
+      if (run !== undefined) adopt(run);
+      return run !== undefined;
+    },
+
+    async open(where) {
+      const lab = getLab();
+      if (lab === null) return false;
+      const run = await request('open', () => lab.liveRuns.open(where));
+      if (run !== undefined) adopt(run);
+      return run !== undefined;
+    },
+
+    async stop() {
+      const lab = getLab();
+      if (lab === null) return;
+      const run = await request('stop', () => lab.liveRuns.stop());
+      if (run !== undefined) adopt(run);
+    },
+
+    async resume() {
+      const lab = getLab();
+      if (lab === null) return;
+      const run = await request('resume', () => lab.liveRuns.resume());
+      if (run !== undefined) adopt(run);
+    },
+
+    async confirm(candidate) {
+      const lab = getLab();
+      if (lab === null) return;
+      const outcome = await request(`confirm ${candidate}`, () => lab.liveRuns.confirm({ candidate }));
+      if (outcome !== undefined) {
+        set({ lastDecision: { action: 'confirm', subject: candidate, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
+      }
+    },
+
+    async reject(candidate, reason) {
+      const lab = getLab();
+      if (lab === null) return;
+      const outcome = await request(`reject ${candidate}`, () =>
+        lab.liveRuns.reject(reason === undefined ? { candidate } : { candidate, reason }),
+      );
+      if (outcome !== undefined) {
+        set({ lastDecision: { action: 'reject', subject: candidate, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
+      }
+    },
+
+    async inject(kind) {
+      const lab = getLab();
+      if (lab === null) return;
+      // The injected candidate arrives with the run's next update; the gate decides its fate.
+      await request(`inject ${kind}`, () => lab.liveRuns.inject({ kind }));
+    },
+
+    async rollback(version) {
+      const lab = getLab();
+      if (lab === null) return;
+      const outcome = await request(`rollback ${version}`, () => lab.liveRuns.rollback({ version }));
+      if (outcome !== undefined) {
+        set({ lastDecision: { action: 'rollback', subject: version, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
+      }
+    },
+
+    async loadProbeRound(candidate, round) {
+      const lab = getLab();
+      const key = probeRoundKey(candidate, round);
+      if (lab === null || get().probeRounds[key]?.status === 'loaded') return;
+      set((state) => ({ probeRounds: { ...state.probeRounds, [key]: { status: 'loading' } } }));
+      try {
+        const result = await lab.liveRuns.probeReplies({ candidate, round });
+        set((state) => ({
+          probeRounds: { ...state.probeRounds, [key]: { status: 'loaded', seed: result.seed, servingVersion: result.servingVersion, pairs: result.pairs } },
+        }));
+      } catch (error) {
+        set((state) => ({ probeRounds: { ...state.probeRounds, [key]: { status: 'error', message: messageOf(error) } } }));
+      }
+    },
+
+    selectSession: (session) => set({ selectedSession: session }),
+    dismissProblem: () => set({ problem: null }),
+  };
+});

@@ -1,0 +1,199 @@
+import { useEffect, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
+import { useLiveRunStore } from '../stores/liveRunStore';
+import { usePageStore } from '../stores/pageStore';
+import { EmptyView } from './EmptyView';
+
+function RecipeList() {
+  const { recipes, chosen, choose } = useLaunchStore(useShallow((s) => ({ recipes: s.recipes, chosen: s.recipe, choose: s.choose })));
+  if (recipes.length === 0) return <p className="muted">No recipes found.</p>;
+  return (
+    <ul className="recipe-list" role="radiogroup" aria-label="Recipe">
+      {recipes.map((recipe) => (
+        <li key={recipe.id}>
+          <label className={`recipe-item${recipe.runnable ? '' : ' not-runnable'}${chosen === recipe.id ? ' chosen' : ''}`} data-testid={`recipe-${recipe.name}`} data-runnable={recipe.runnable ? 'yes' : 'no'}>
+            <input type="radio" name="recipe" value={recipe.id} checked={chosen === recipe.id} disabled={!recipe.runnable} onChange={() => choose(recipe.id)} />
+            <span className="recipe-body">
+              <span className="recipe-name">
+                {recipe.name} {recipe.isDefault && <span className="badge badge-good">default</span>}
+                {!recipe.runnable && <span className="badge badge-bad">cannot run here</span>}
+              </span>
+              <span className="recipe-facts muted small">
+                {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
+              </span>
+              <span className="recipe-desc small">{recipe.description}</span>
+              {!recipe.runnable && (
+                <ul className="reasons small" data-testid={`recipe-reasons-${recipe.name}`}>
+                  {recipe.reasons.map((reason) => (
+                    <li key={reason}>{reason}</li>
+                  ))}
+                </ul>
+              )}
+            </span>
+          </label>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function StartForm() {
+  const form = useLaunchStore(
+    useShallow((s) => ({ recipes: s.recipes, recipe: s.recipe, seed: s.seed, sessions: s.sessions, confirm: s.confirm, setSeed: s.setSeed, setSessions: s.setSessions, setConfirm: s.setConfirm })),
+  );
+  const { pending, start } = useLiveRunStore(useShallow((s) => ({ pending: s.pending, start: s.start })));
+  const show = usePageStore((s) => s.show);
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const recipe = form.recipes.find((r) => r.id === form.recipe) ?? null;
+  const submit = () => {
+    if (recipe === null) return;
+    const parsed = parseLaunchForm(form, recipe);
+    if ('error' in parsed) {
+      setInvalid(parsed.error);
+      return;
+    }
+    setInvalid(null);
+    void start({ recipe: recipe.id, confirm: form.confirm, ...parsed }).then((started) => started && show('run'));
+  };
+  return (
+    <form
+      className="start-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <label>
+        Seed
+        <input type="text" inputMode="numeric" data-testid="start-seed" value={form.seed} placeholder={recipe === null ? '' : String(recipe.seed)} onChange={(e) => form.setSeed(e.currentTarget.value)} />
+      </label>
+      <label>
+        Sessions
+        <input
+          type="text"
+          inputMode="numeric"
+          data-testid="start-sessions"
+          value={form.sessions}
+          placeholder={recipe === null ? '' : `all ${recipe.sessions}`}
+          onChange={(e) => form.setSessions(e.currentTarget.value)}
+        />
+      </label>
+      <div className="field">
+        Confirm
+        <div className="segmented" role="group" aria-label="Confirmation">
+          <button type="button" aria-pressed={form.confirm === 'manual'} data-testid="confirm-manual" onClick={() => form.setConfirm('manual')}>
+            manual (a person)
+          </button>
+          <button type="button" aria-pressed={form.confirm === 'auto'} data-testid="confirm-auto" onClick={() => form.setConfirm('auto')}>
+            auto
+          </button>
+        </div>
+      </div>
+      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || pending !== null}>
+        {pending === 'start' ? 'Starting…' : 'Start run'}
+      </button>
+      {invalid !== null && <p className="text-bad small">{invalid}</p>}
+    </form>
+  );
+}
+
+function RunFolders() {
+  const { runs, runsDir, loadRuns } = useLaunchStore(useShallow((s) => ({ runs: s.runs, runsDir: s.runsDir, loadRuns: s.loadRuns })));
+  const { open, pending } = useLiveRunStore(useShallow((s) => ({ open: s.open, pending: s.pending })));
+  const show = usePageStore((s) => s.show);
+  const [folder, setFolder] = useState('');
+  const openRun = (where: { runId: string } | { path: string }) => void open(where).then((opened) => opened && show('run'));
+  return (
+    <section className="card" data-testid="run-folders">
+      <header className="card-header">
+        <h3>Run folders</h3>
+        <span className="card-meta">
+          in <code>{runsDir ?? '…'}</code>{' '}
+          <button type="button" className="link-button" onClick={() => void loadRuns()}>
+            refresh
+          </button>
+        </span>
+      </header>
+      {runs.length === 0 ? (
+        <p className="muted small">No runs yet.</p>
+      ) : (
+        <table className="mini-table">
+          <thead>
+            <tr>
+              <th>run</th>
+              <th>recipe</th>
+              <th>sessions</th>
+              <th>serving</th>
+              <th>awaiting you</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.runId} data-testid={`run-folder-${run.runId}`}>
+                <td>
+                  <code>{run.runId}</code>
+                  <div className="muted small">{run.startedAt.replace('T', ' ').slice(0, 19)}</div>
+                </td>
+                <td>{run.recipeName}</td>
+                <td className="num">
+                  {run.sessionsCompleted}/{run.sessionsPlanned} {run.completed ? '✓' : ''}
+                </td>
+                <td>
+                  <code>{run.serving}</code>
+                </td>
+                <td>{run.awaitingConfirm.join(', ') || '—'}</td>
+                <td>
+                  <button type="button" className="button secondary small" disabled={pending !== null} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
+                    {run.heldBy !== null ? 'Watch' : 'Open'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form
+        className="open-folder"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (folder.trim() !== '') openRun({ path: folder.trim() });
+        }}
+      >
+        <input type="text" placeholder="or a run folder's path, e.g. runs/embedded-gsm8k-style-seed1-…" value={folder} onChange={(e) => setFolder(e.currentTarget.value)} data-testid="open-folder-path" />
+        <button type="submit" className="button secondary small" disabled={pending !== null || folder.trim() === ''}>
+          Open folder
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** The start page: run a recipe, open a run folder, or read a curve. */
+export function LaunchView() {
+  const { load, problem } = useLaunchStore(useShallow((s) => ({ load: s.load, problem: s.problem })));
+  const runProblem = useLiveRunStore((s) => s.problem);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return (
+    <div className="start-view" data-testid="start-view">
+      <section className="card" data-testid="launch-card">
+        <header className="card-header">
+          <h3>Start a run</h3>
+          <span className="card-meta">sessions with the scripted student, the trainer, and the release gate — all on this machine</span>
+        </header>
+        <RecipeList />
+        <StartForm />
+        {(problem ?? runProblem) !== null && (
+          <p className="text-bad" role="alert" data-testid="launch-problem">
+            {problem ?? runProblem}
+          </p>
+        )}
+      </section>
+      <RunFolders />
+      <EmptyView />
+    </div>
+  );
+}

@@ -1,0 +1,177 @@
+import { useEffect, useMemo } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { RunPhase, RunView } from '../../../electron/contract/liveRuns';
+import { AcceptStrip } from '../components/AcceptStrip';
+import { CurveChart } from '../components/CurveChart';
+import type { CurveEventMarker } from '../components/CurveChart';
+import { ViewControls } from '../components/ViewControls';
+import { GateCard } from '../components/run/GateCard';
+import { InjectCard } from '../components/run/InjectCard';
+import { ServingCard } from '../components/run/ServingCard';
+import { SessionCard } from '../components/run/SessionCard';
+import { TrainerCard } from '../components/run/TrainerCard';
+import { useLiveRunStore } from '../stores/liveRunStore';
+import { useReferenceStore } from '../stores/referenceStore';
+import { useViewStore } from '../stores/viewStore';
+
+const PHASE_TEXT: Record<RunPhase, string> = {
+  starting: 'starting the engines, trainer and gateway…',
+  running: 'running',
+  stopping: 'stopping after the session in progress…',
+  stopped: 'stopped — Resume continues it',
+  completed: 'complete',
+  failed: 'failed',
+  viewing: 'opened from disk (nothing runs)',
+  'gate-only': 'gate open for your decision (no sessions run)',
+};
+
+/** Promotions and rollbacks on the curve, at the first session served after them. */
+function curveEvents(run: RunView): CurveEventMarker[] {
+  return run.servingHistory.map((change) => ({
+    session: change.afterSessions,
+    kind: change.kind === 'promoted' ? 'promotion' : 'rollback',
+    label: change.kind === 'promoted' ? `↑ ${change.to.version}` : `↶ ${change.to.version}`,
+  }));
+}
+
+function RunHeaderBar({ run }: { run: RunView }) {
+  const { pending, problem, stop, resume, dismiss } = useLiveRunStore(
+    useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, resume: s.resume, dismiss: s.dismissProblem })),
+  );
+  const h = run.header;
+  const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping';
+  const resumable = !live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned;
+  return (
+    <header className="run-header live-run-header">
+      <div>
+        <h1 data-testid="live-run-title">
+          {h.recipeName} <span className="muted">· {h.runId}</span>
+        </h1>
+        <div className="run-files">
+          <span className={`badge phase-badge phase-${h.phase}`} data-testid="run-phase" data-phase={h.phase}>
+            {PHASE_TEXT[h.phase]}
+          </span>
+          <span className="file-chip">seed {h.seed}</span>
+          <span className="file-chip">confirm {h.confirm}</span>
+          <span className="file-chip">
+            {h.sessions.accepted} accepted · {h.sessions.adaptationSession === null ? 'not adapted yet' : `adapted @${h.sessions.adaptationSession}`}
+          </span>
+          <span className="file-chip muted" title={h.runDir}>
+            {h.runDir}
+          </span>
+        </div>
+      </div>
+      <div className="run-actions">
+        {h.phase === 'running' && (
+          <button type="button" className="button secondary" data-testid="stop-button" disabled={pending !== null} onClick={() => void stop()}>
+            {pending === 'stop' ? 'Stopping…' : 'Stop'}
+          </button>
+        )}
+        {resumable && (
+          <button type="button" className="button primary" data-testid="resume-button" disabled={pending !== null} onClick={() => void resume()}>
+            {pending === 'resume' ? 'Resuming…' : 'Resume'}
+          </button>
+        )}
+      </div>
+      {h.error !== null && (
+        <p className="run-error-banner" role="alert" data-testid="run-failure">
+          {h.error}
+        </p>
+      )}
+      {h.heldBy !== null && (
+        <p className="muted small">
+          Process {h.heldBy} runs this run (e.g. <code>gatelab run</code>); the desktop follows its journal and sends your decisions to it.
+        </p>
+      )}
+      {problem !== null && (
+        <p className="request-problem" role="alert" data-testid="request-problem">
+          The lab refused: {problem}{' '}
+          <button type="button" className="link-button" onClick={dismiss}>
+            dismiss
+          </button>
+        </p>
+      )}
+    </header>
+  );
+}
+
+/** A run, live or from disk: its sessions, curve, serving, trainer and gate. */
+export function LiveRunView({ run }: { run: RunView }) {
+  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision } = useLiveRunStore(
+    useShallow((s) => ({
+      pending: s.pending,
+      selectedSession: s.selectedSession,
+      selectSession: s.selectSession,
+      confirm: s.confirm,
+      reject: s.reject,
+      inject: s.inject,
+      rollback: s.rollback,
+      lastDecision: s.lastDecision,
+    })),
+  );
+  const { published, overlayRun, loadOverlay } = useReferenceStore(
+    useShallow((state) => ({ published: state.published, overlayRun: state.overlay, loadOverlay: state.loadOverlay })),
+  );
+  const { range, visible, overlayOn } = useViewStore(useShallow((state) => ({ range: state.range, visible: state.visible, overlayOn: state.overlay })));
+  useEffect(() => {
+    if (overlayOn) void loadOverlay();
+  }, [overlayOn, loadOverlay]);
+
+  const h = run.header;
+  const curve = useMemo(() => run.sessions.map((s) => s.curve), [run.sessions]);
+  const events = useMemo(() => curveEvents(run), [run]);
+  const publishedSessions = published?.curveSessions ?? 36;
+  const span = range === 'published' ? Math.min(publishedSessions, h.sessions.planned) : h.sessions.planned;
+  // The gate can be asked whenever a run is open and not between states.
+  const canAct = h.phase !== 'starting' && h.phase !== 'stopping';
+
+  return (
+    <div className="curve-view live-run-view" data-testid="run-view" data-phase={h.phase} data-run-id={h.runId}>
+      <RunHeaderBar run={run} />
+      <div className="run-grid">
+        <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
+        <div className="run-side">
+          <ServingCard header={h} history={run.servingHistory} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
+          <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} klCoef={h.klCoef} />
+        </div>
+      </div>
+      <section className="card" data-testid="live-curve-card">
+        <header className="card-header">
+          <h3>Learning curve</h3>
+          <span className="card-meta">rolling means over the last 10 sessions · x: session · ↑ promotion, ↶ rollback</span>
+        </header>
+        <ViewControls
+          sessionCount={h.sessions.planned}
+          publishedSessions={publishedSessions}
+          overlayAvailable
+          overlayTitle={overlayRun?.summary.title ?? null}
+          adaptationSession={h.sessions.adaptationSession}
+        />
+        {published !== null && (
+          <CurveChart
+            sessions={curve}
+            overlay={overlayOn && overlayRun !== null ? overlayRun.sessions : null}
+            overlayTitle={overlayRun?.summary.title ?? null}
+            range={range}
+            visible={visible}
+            published={published}
+            adaptationSession={h.sessions.adaptationSession}
+            span={span}
+            events={events}
+          />
+        )}
+        <div className="strip-title">Per-session verdict on the first reply (green: accepted)</div>
+        <AcceptStrip sessions={curve} range={range} publishedSessions={publishedSessions} markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }} />
+      </section>
+      <GateCard
+        header={h}
+        candidates={run.candidates}
+        pending={pending}
+        canAct={canAct}
+        onConfirm={(id) => void confirm(id)}
+        onReject={(id, reason) => void reject(id, reason)}
+      />
+      <InjectCard candidates={run.candidates} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
+    </div>
+  );
+}
