@@ -31,17 +31,27 @@ export class DecodeForward implements LogitsSource {
   async forward(batch: PaddedBatch, lora: LoraParams | null): Promise<FloatArray> {
     const { numLayers, numHeads, hiddenSize } = this.shape;
     const dims = [batch.batch, batch.time];
-    const empty = new ort.Tensor('float32', new Float32Array(0), [numLayers, batch.batch, numHeads, 0, hiddenSize / numHeads]);
     const feeds: Record<string, ort.Tensor> = {
       ...this.baseFeeds,
       ...this.zeroLora,
       input_ids: new ort.Tensor('int64', batch.inputIds, dims),
       position_ids: new ort.Tensor('int64', batch.positionIds, dims),
       attention_mask: new ort.Tensor('int64', batch.attentionMask, dims),
-      past_key: empty,
-      past_value: empty,
       lora_scale: new ort.Tensor('float32', new Float32Array([lora === null ? 0 : lora.scale]), []),
     };
+    // The empty cache (P = 0), stacked [L,B,H,0,Dh] or per layer past_key.{i} [B,H,0,Dh], whichever the graph takes.
+    const headDim = hiddenSize / numHeads;
+    if (this.session.inputNames.includes('past_key')) {
+      const empty = new ort.Tensor('float32', new Float32Array(0), [numLayers, batch.batch, numHeads, 0, headDim]);
+      feeds.past_key = empty;
+      feeds.past_value = empty;
+    } else {
+      const empty = new ort.Tensor('float32', new Float32Array(0), [batch.batch, numHeads, 0, headDim]);
+      for (let layer = 0; layer < numLayers; layer += 1) {
+        feeds[`past_key.${layer}`] = empty;
+        feeds[`past_value.${layer}`] = empty;
+      }
+    }
     if (lora !== null) {
       for (const [key, t] of lora.tensors) feeds[key] = new ort.Tensor('float32', Float32Array.from(t.data), [...t.shape]);
     }
