@@ -208,8 +208,7 @@ export class Engine {
       );
     }
     const adapter = params.adapter === 'base' ? this.base : this.current;
-    const { logits } = await this.forward(adapter, ids);
-    const data = logits.data as Float32Array;
+    const data = (await this.forward(adapter, ids)).logits?.data as Float32Array;
     const result: ScoreResult = { logprobs: [], topIds: [], topLogprobs: [], version: adapter.version };
     params.responseTokenIds.forEach((token, t) => {
       const position = promptIds.length - 1 + t;
@@ -223,24 +222,20 @@ export class Engine {
     return result;
   }
 
-  /** One uncached forward pass of a single sequence. */
-  private async forward(adapter: LoadedAdapter, ids: readonly number[]): Promise<{ logits: ort.Tensor; key: ort.Tensor; value: ort.Tensor }> {
-    const past = KvBatch.emptyRow(this.kvDims);
-    let output: ort.InferenceSession.ReturnType;
+  /** One uncached forward pass of a single sequence; its output holds the logits and the cache. */
+  private async forward(adapter: LoadedAdapter, ids: readonly number[]): Promise<ort.InferenceSession.ReturnType> {
     try {
-      output = await this.runner.run({
+      return await this.runner.run({
         ...this.model.baseFeeds,
         ...adapter.feeds,
         input_ids: int64(ids, [1, ids.length]),
         position_ids: int64(ids.map((_, i) => i), [1, ids.length]),
         attention_mask: int64(ids.map(() => 1), [1, ids.length]),
-        past_key: past.key,
-        past_value: past.value,
+        ...KvBatch.emptyRowFeeds(this.kvDims, this.model.cacheLayout),
       });
     } catch (error) {
       throw new WorkerError('engine_error', `forward pass failed: ${(error as Error).message}`);
     }
-    return { logits: output.logits as ort.Tensor, key: output.present_key as ort.Tensor, value: output.present_value as ort.Tensor };
   }
 
   private topK(row: Float32Array, k: number, lse: number): [number[], number[]] {
@@ -293,7 +288,7 @@ export class Engine {
       if (index < 0 || adapter === undefined) return;
       const [job] = this.queue.splice(index, 1) as [GenerateJob];
       const started = performance.now();
-      let prefill: { logits: ort.Tensor; key: ort.Tensor; value: ort.Tensor };
+      let prefill: ort.InferenceSession.ReturnType;
       try {
         prefill = await this.forward(job.adapter, job.promptIds);
       } catch (error) {
@@ -305,14 +300,14 @@ export class Engine {
       const vocab = this.model.shape.vocabSize;
       const last = job.promptIds.length - 1;
       const row: Row = { job, pendingToken: -1 };
-      const finished = this.pick(row, (prefill.logits.data as Float32Array).subarray(last * vocab, (last + 1) * vocab));
+      const finished = this.pick(row, (prefill.logits?.data as Float32Array).subarray(last * vocab, (last + 1) * vocab));
       this.flushStream(job);
       if (finished !== null) {
         this.finish(job, finished);
         continue;
       }
-      if (!this.batch) this.batch = { adapter, kv: KvBatch.empty(this.kvDims), rows: [] };
-      this.batch.kv = this.batch.kv.withRow(prefill.key, prefill.value);
+      if (!this.batch) this.batch = { adapter, kv: KvBatch.empty(this.kvDims, this.model.cacheLayout), rows: [] };
+      this.batch.kv = this.batch.kv.withRow(prefill);
       this.batch.rows.push(row);
     }
   }
@@ -334,10 +329,9 @@ export class Engine {
           [rows.length, 1],
         ),
         attention_mask: batch.kv.attentionMask(1),
-        past_key: batch.kv.key,
-        past_value: batch.kv.value,
+        ...batch.kv.feeds(),
       });
-      batch.kv = batch.kv.advance(output.present_key as ort.Tensor, output.present_value as ort.Tensor);
+      batch.kv = batch.kv.advance(output);
     } catch (error) {
       const failure = new WorkerError('engine_error', `decode step failed: ${(error as Error).message}`);
       for (const row of rows) row.job.reject(failure);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { policyConfigSchema, policyShape, type PolicyShape } from '../../lab/weights/policyConfig';
 import { parseSafetensors, toFloat32 } from '../../lab/weights/safetensors';
+import { detectCacheLayout, type CacheLayout } from './cacheLayout';
 import { createDecodeSession, ort } from './ortSession';
 import { Tokenizer } from './tokenizer';
 
@@ -28,6 +29,8 @@ export interface PolicyModel {
   /** Base weights by their HF name, ready to feed. */
   readonly baseFeeds: Readonly<Record<string, ort.Tensor>>;
   readonly session: ort.InferenceSession;
+  /** How decode.onnx passes its cache (stacked or per layer). */
+  readonly cacheLayout: CacheLayout;
 }
 
 function sha256(bytes: Uint8Array): string {
@@ -95,13 +98,12 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
   }
 
   const session = await createDecodeSession(join(dir, 'decode.onnx'), threads);
-  const missing = ['input_ids', 'position_ids', 'attention_mask', 'past_key', 'past_value', 'lora_scale', ...Object.keys(baseFeeds)].filter(
+  const missing = ['input_ids', 'position_ids', 'attention_mask', 'lora_scale', ...Object.keys(baseFeeds)].filter(
     (n) => !session.inputNames.includes(n),
   );
   if (missing.length > 0) throw new Error(`decode.onnx lacks inputs ${missing.join(', ')}`);
-  for (const out of ['logits', 'present_key', 'present_value']) {
-    if (!session.outputNames.includes(out)) throw new Error(`decode.onnx lacks output ${out}`);
-  }
+  if (!session.outputNames.includes('logits')) throw new Error('decode.onnx lacks output logits');
+  const cacheLayout = detectCacheLayout(session, shape.numLayers);
 
   return {
     dir,
@@ -111,5 +113,6 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
     baseSha256: (manifest.data.files['base.safetensors'] as { sha256: string }).sha256,
     baseFeeds,
     session,
+    cacheLayout,
   };
 }
