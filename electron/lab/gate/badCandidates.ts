@@ -32,7 +32,8 @@ import { LoraTrainer } from '../../workers/embedded/trainer/loraTrainer';
 import { DEFAULT_OBJECTIVE } from '../../workers/embedded/trainer/objective';
 import { trainRewardInvertedAdapter } from '../../workers/embedded/trainer/rewardInverted';
 import { loadTrainerModel, type TrainerModel } from '../../workers/embedded/trainer/trainerModel';
-import { peftAdapterMetadata } from '../../workers/embedded/trainer/peftAdapter';
+import { peftAdapterMetadata, serializePeftAdapter } from '../../workers/embedded/trainer/peftAdapter';
+import { sha256Hex, verifyCandidateBytes } from './verifyCandidate';
 import type { TrainSample } from '../../workers/embedded/trainer/trainSample';
 import { readFileSync } from 'node:fs';
 
@@ -206,7 +207,11 @@ function samplingOf(recipe: Recipe) {
  * homework prompt answered by `<|end|>` alone with reward +1. The old
  * log-prob is written as 0 (probability 1), so the PPO ratio is π(end) ≤ 1
  * and the clip never stops the push — a supervised step, in effect, through
- * the same objective and optimizer the real trainer uses.
+ * the same objective and optimizer the real trainer uses. The loss is
+ * −mean π(end); training stops once the policy ends nearly every reply at
+ * once, or before the update outgrows the gate's norm bound (a collapsed
+ * adapter that verify would reject for its size is not the case to test:
+ * the probes must catch the collapse itself).
  */
 async function trainCollapsedAdapter(
   model: TrainerModel,
@@ -218,7 +223,7 @@ async function trainCollapsedAdapter(
   const trainer = new LoraTrainer(
     model.graph,
     LoraParams.init(model.shape, settings, ctx.seed),
-    { objective: { ...DEFAULT_OBJECTIVE }, optimizer: { ...DEFAULT_ADAMW, lr: 1e-2 }, maxTokensPerCall: 4096 },
+    { objective: { ...DEFAULT_OBJECTIVE }, optimizer: { ...DEFAULT_ADAMW, lr: 5e-3 }, maxTokensPerCall: 4096 },
     0,
     model.forward,
   );
@@ -233,8 +238,22 @@ async function trainCollapsedAdapter(
     topLogprobs: [[0]],
     reward: 1,
   }));
+  const normOf = (params: LoraParams): number => {
+    const bytes = serializePeftAdapter(params);
+    const check = verifyCandidateBytes(bytes, sha256Hex(bytes), { spec: ctx.spec, loraScale: ctx.loraScale, maxUpdateNorm: Infinity });
+    return check.ok ? check.evidence.updateNorm : Infinity;
+  };
+  const budget = 0.9 * ctx.recipe.gate.max_update_norm;
+  let kept = trainer.params.clone();
   let loss: number | null = null;
-  for (let step = 0; step < 12; step++) loss = (await trainer.step(samples)).loss;
-  const candidates = new CandidateTrainer(trainer, store, { sha256: model.baseSha256, nameOrPath: ctx.modelDir });
+  for (let step = 0; step < 40; step++) {
+    const report = await trainer.step(samples);
+    if (normOf(trainer.params) > budget) break;
+    kept = trainer.params.clone();
+    loss = report.loss;
+    if (report.loss < -0.95) break; // π(end) > 0.95 on average: every reply ends at once
+  }
+  const final = new LoraTrainer(model.graph, kept, trainer.options, trainer.steps, model.forward);
+  const candidates = new CandidateTrainer(final, store, { sha256: model.baseSha256, nameOrPath: ctx.modelDir });
   return candidates.storeCurrent('injected', loss, 'collapsed: trained to answer every homework with <|end|> at once');
 }
