@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../lab/app/testing/preparedRun';
 import { CURVE_COLUMNS } from '../lab/metrics/curve';
 import { GATE_COLUMNS } from '../lab/metrics/gateCsv';
 import type { LabApi } from './api';
@@ -9,10 +12,36 @@ import type { LabEventName, LabMethodName } from './channels';
 import { LAB_METHOD_CHANNELS } from './channelLists';
 import { LabError } from './errors';
 import type { LabEnvelope } from './errors';
+import type { RunPatch } from './liveRuns';
 
 export const REFERENCE_ID = 'reef-2026-09-14-qwen3.5-9b-gated';
 export const REPO_ASSETS_DIR = fileURLToPath(new URL('../../assets', import.meta.url));
 const REFERENCE_DIR = join(REPO_ASSETS_DIR, 'reference', '2026-09-14-qwen3.5-9b-gated');
+const DEFAULT_RECIPE = fileURLToPath(new URL('../../recipes/embedded-gsm8k-style.yaml', import.meta.url));
+export const PREPARED_RUN_ID = 'prepared-run';
+
+/**
+ * A run folder with a candidate awaiting confirmation, made once per test
+ * file by the real gate and probe engine (testing/preparedRun.ts: a no-op
+ * adapter through three real probe rounds; two probe problems and no floors,
+ * so the weak embedded policy cannot fail a candidate identical to it).
+ * Each transport gets its own copy in its own runs folder.
+ */
+let preparedTemplate: Promise<string> | undefined;
+function preparedRun(): Promise<string> {
+  preparedTemplate ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gatelab-contract-prepared-'));
+    const recipe = await writeDerivedRecipe(DEFAULT_RECIPE, join(dir, 'recipes'), {
+      name: 'embedded-prepared',
+      probeProblems: 2,
+      floors: { gold_rate: 0, answered_rate: 0 },
+    });
+    const prepared = await prepareAwaitingConfirmRun(recipe, join(dir, 'run'), { sessions: 2 });
+    if (prepared.state !== 'awaiting-confirm') throw new Error(`the prepared run's candidate is ${prepared.state}: ${prepared.reason}`);
+    return prepared.runDir;
+  })();
+  return preparedTemplate;
+}
 
 /** One transport under test: the typed API over it, plus raw access for calls the types forbid. */
 export interface ContractHarness {
@@ -27,11 +56,13 @@ export interface ContractHarness {
  * through the harness, HTTP+WebSocket against the real server): the same
  * calls must give the same results and the same errors.
  */
-export function defineContractSuite(transportName: string, start: () => Promise<ContractHarness>): void {
+export function defineContractSuite(transportName: string, start: (options: { runsDir: string }) => Promise<ContractHarness>): void {
   describe(`LabApi contract over ${transportName}`, () => {
     let harness: ContractHarness;
+    let runsDir: string;
     beforeAll(async () => {
-      harness = await start();
+      runsDir = await mkdtemp(join(tmpdir(), 'gatelab-contract-runs-'));
+      harness = await start({ runsDir });
       await harness.eventsReady();
     });
     afterAll(async () => {
@@ -50,8 +81,8 @@ export function defineContractSuite(transportName: string, start: () => Promise<
     test('every method channel answers', async () => {
       for (const channel of LAB_METHOD_CHANNELS) {
         const envelope = await harness.rawInvoke(channel, {});
-        // Some methods need params; what matters is that each has a handler behind it.
-        expect(envelope.ok || envelope.error.code === 'invalid-params', channel).toBe(true);
+        // Some methods need params, some a run; what matters is that each has a handler behind it.
+        expect(envelope.ok || envelope.error.code === 'invalid-params' || envelope.error.code === 'conflict', channel).toBe(true);
       }
     });
 
@@ -173,6 +204,135 @@ export function defineContractSuite(transportName: string, start: () => Promise<
       await harness.api.runs.openReference({ id: REFERENCE_ID });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(seen.length).toBe(count);
+    });
+
+    // ── liveRuns: the desktop's run domain ─────────────────────────────────
+
+    test('liveRuns.recipes: the embedded default first and runnable; the Reef 7-GPU recipe listed with why it cannot run here', async () => {
+      const { recipes, runsDir: dir } = await harness.api.liveRuns.recipes();
+      expect(dir).toBe(runsDir);
+      expect(recipes[0]).toMatchObject({ id: 'embedded-gsm8k-style.yaml', isDefault: true, runnable: true, sessions: 72, confirm: 'manual', rounds: 3, reasons: [] });
+      const reef = recipes.find((r) => r.id === 'reef-openclawrl-7gpu.yaml');
+      expect(reef).toMatchObject({ runnable: false, isDefault: false });
+      expect(reef?.reasons.join('\n')).toMatch(/GPU/);
+    });
+
+    test('liveRuns: nothing is open yet, so the current run is null and every request to a run is a conflict', async () => {
+      expect(await harness.api.liveRuns.current()).toEqual({ run: null });
+      const refused = [
+        harness.api.liveRuns.confirm({ candidate: 'c1' }),
+        harness.api.liveRuns.reject({ candidate: 'c1' }),
+        harness.api.liveRuns.inject({ kind: 'nan-inf' }),
+        harness.api.liveRuns.rollback({ version: 'base' }),
+        harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 1 }),
+        harness.api.liveRuns.stop(),
+        harness.api.liveRuns.resume(),
+      ];
+      for (const call of refused) await expect(call).rejects.toMatchObject({ name: 'LabError', code: 'conflict' });
+    });
+
+    test('liveRuns.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe', async () => {
+      for (const recipe of ['../recipes/embedded-gsm8k-style.yaml', '/etc/passwd', 'embedded-gsm8k-style.json']) {
+        const envelope = await harness.rawInvoke('liveRuns.start', { recipe });
+        expect(envelope, recipe).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      }
+      const reef = await harness.api.liveRuns.start({ recipe: 'reef-openclawrl-7gpu.yaml' }).then(() => null, (e: unknown) => e);
+      expect(reef).toMatchObject({ name: 'LabError', code: 'unavailable' });
+      expect((reef as LabError).details).toMatchObject({ reasons: expect.arrayContaining([expect.stringMatching(/GPU/)]) });
+      await expect(harness.api.liveRuns.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(harness.rawInvoke('liveRuns.start', { recipe: 'embedded-gsm8k-style.yaml', sessions: 0 })).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'invalid-params' },
+      });
+      expect(await harness.api.liveRuns.current()).toEqual({ run: null });
+    });
+
+    test('liveRuns.open: a run id is a folder name, never a path; a folder that is no run is not-found', async () => {
+      for (const where of [{ runId: '../etc' }, { runId: '.hidden' }, { runId: 'a/b' }, {}]) {
+        expect(await harness.rawInvoke('liveRuns.open', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      }
+      await expect(harness.api.liveRuns.open({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.liveRuns.open({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
+    });
+
+    test('liveRuns.list and open: a run folder with a candidate awaiting confirmation, its rounds and evidence', async () => {
+      await cp(await preparedRun(), join(runsDir, PREPARED_RUN_ID), { recursive: true });
+      const { runs } = await harness.api.liveRuns.list();
+      expect(runs).toEqual([expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1'], serving: 'base', heldBy: null })]);
+      const view = await harness.api.liveRuns.open({ runId: PREPARED_RUN_ID });
+      expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
+      expect(view.candidates).toHaveLength(1);
+      const c1 = view.candidates[0]!;
+      expect(c1).toMatchObject({ id: 'c1', state: 'awaiting-confirm', passedRounds: 3, source: { kind: 'file' }, servingAtStage: { version: 'base' }, servingAtDecision: null });
+      expect(c1.rounds.map((r) => [r.round, r.passed, r.checks.length, r.checks.every((c) => c.ok)])).toEqual([
+        [1, true, 4, true],
+        [2, true, 4, true],
+        [3, true, 4, true],
+      ]);
+      expect(await harness.api.liveRuns.current()).toMatchObject({ run: { header: { runId: view.header.runId } } });
+    }, 240_000);
+
+    test('liveRuns.probeReplies: candidate and serving on the same problems and seeds, with verdicts', async () => {
+      const round = await harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 2 });
+      expect(round).toMatchObject({ candidate: 'c1', round: 2, servingVersion: 'base' });
+      expect(round.pairs).toHaveLength(2);
+      for (const pair of round.pairs) {
+        // A no-op adapter (B = 0) samples exactly what serving samples on the same seed.
+        expect(pair.candidate.text).toBe(pair.serving.text);
+        expect(pair.candidate.verdict).toEqual(pair.serving.verdict);
+        for (const m of pair.candidate.verdict.markers) expect(m.end).toBeLessThanOrEqual(pair.candidate.text.length);
+      }
+      await expect(harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 7 })).rejects.toMatchObject({ code: 'not-found' });
+    });
+
+    test('liveRuns.confirm: the gate promotes; patches stream; a decided candidate cannot be decided again; rollback restores', async () => {
+      const patches: RunPatch[] = [];
+      const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
+      const confirmed = await harness.api.liveRuns.confirm({ candidate: 'c1' });
+      expect(confirmed.servingBefore.version).toBe('base');
+      expect(confirmed.servingAfter).toEqual({ version: confirmed.candidate.version, sha256: confirmed.candidate.sha256 });
+      expect(confirmed.candidate).toMatchObject({ state: 'promoted', confirmedBy: 'person' });
+      const pointerFile = join(runsDir, PREPARED_RUN_ID, 'serving.json');
+      expect(JSON.parse(await readFile(pointerFile, 'utf8'))).toEqual(confirmed.servingAfter);
+      await expect
+        .poll(() => patches.some((p) => p.header.serving.version === confirmed.candidate.version && p.candidates.some((c) => c.id === 'c1' && c.state === 'promoted')))
+        .toBe(true);
+      expect(patches.at(-1)?.header.phase).toBe('gate-only');
+
+      await expect(harness.api.liveRuns.confirm({ candidate: 'c1' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.liveRuns.reject({ candidate: 'c1', reason: 'too late' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.liveRuns.confirm({ candidate: 'c9' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.liveRuns.rollback({ version: 'v9-deadbeef' })).rejects.toMatchObject({ code: 'conflict' });
+
+      const rolled = await harness.api.liveRuns.rollback({ version: 'base' });
+      expect(rolled).toEqual({ servingBefore: confirmed.servingAfter, servingAfter: confirmed.servingBefore });
+      expect(JSON.parse(await readFile(pointerFile, 'utf8'))).toEqual(confirmed.servingBefore);
+      const { run } = await harness.api.liveRuns.current();
+      expect(run?.servingHistory.map((h) => [h.kind, h.to.version, h.by])).toEqual([
+        ['promoted', confirmed.candidate.version, 'person'],
+        ['rolled-back', 'base', 'person'],
+      ]);
+      off();
+    }, 120_000);
+
+    test('liveRuns.inject: a bad candidate goes through the gate and ends rejected, serving unchanged', async () => {
+      const injected = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
+      expect(injected.servingBefore.version).toBe('base');
+      expect(injected.candidate).toMatchObject({ id: 'c2', source: { kind: 'inject', badKind: 'nan-inf' } });
+      await expect
+        .poll(async () => (await harness.api.liveRuns.current()).run?.candidates.find((c) => c.id === 'c2')?.state, { timeout: 20_000 })
+        .toBe('rejected');
+      const { run } = await harness.api.liveRuns.current();
+      const c2 = run!.candidates.find((c) => c.id === 'c2')!;
+      expect(c2.reason).toMatchObject({ code: 'non-finite' });
+      expect(c2.servingAtDecision).toEqual(injected.servingBefore);
+      expect(run!.header.serving).toEqual(injected.servingBefore);
+    }, 60_000);
+
+    test('liveRuns.stop lets the gate-only run go; the folder stays on screen', async () => {
+      const view = await harness.api.liveRuns.stop();
+      expect(view.header.phase).toBe('viewing');
+      expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected']);
     });
   });
 }

@@ -12,8 +12,8 @@ import { defineContractSuite, REPO_ASSETS_DIR } from './contractSuite';
 
 // IPC: the real preload transport and the real main bridge, joined by the
 // harness that stands in for Electron's ipcMain/ipcRenderer.
-defineContractSuite('IPC (preload ↔ main, simulated ipc)', async () => {
-  const core = createLabCore({ assetsDir: REPO_ASSETS_DIR, version: '0.0.0-test', mode: 'electron' });
+defineContractSuite('IPC (preload ↔ main, simulated ipc)', async ({ runsDir }) => {
+  const core = createLabCore({ assetsDir: REPO_ASSETS_DIR, version: '0.0.0-test', mode: 'electron', runsDir });
   const harness = createIpcHarness();
   const trust = createSenderTrust();
   trust.add(1);
@@ -28,13 +28,14 @@ defineContractSuite('IPC (preload ↔ main, simulated ipc)', async () => {
     close: async () => {
       stopEvents();
       unregister();
+      await core.close();
     },
   };
 });
 
 // HTTP + WebSocket: the real server on 127.0.0.1 and the renderer's real transport.
-defineContractSuite('HTTP + WebSocket (browser mode)', async () => {
-  const core = createLabCore({ assetsDir: REPO_ASSETS_DIR, version: '0.0.0-test', mode: 'browser' });
+defineContractSuite('HTTP + WebSocket (browser mode)', async ({ runsDir }) => {
+  const core = createLabCore({ assetsDir: REPO_ASSETS_DIR, version: '0.0.0-test', mode: 'browser', runsDir });
   const server = await startLabServer({ handlers: core.handlers, events: core.events, rendererDir: null });
   const transport = createHttpTransport({
     origin: server.origin,
@@ -48,6 +49,7 @@ defineContractSuite('HTTP + WebSocket (browser mode)', async () => {
     close: async () => {
       transport.close();
       await server.close();
+      await core.close();
     },
   };
 });
