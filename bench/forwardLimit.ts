@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { LORA_MODULES, moduleDims, policyShape, readPolicyConfig, type PolicyShape } from '../electron/lab/weights/policyConfig';
 import { readSafetensors, toFloat32 } from '../electron/lab/weights/safetensors';
+import { detectCacheLayout, emptyBlocks, pastFeeds, presentBlocks, type CacheLayout } from '../electron/workers/embedded/cacheLayout';
 
 export type ForwardTiming = {
   promptTokens: number;
@@ -58,18 +59,23 @@ export class BareForwardPass {
     private readonly session: ort.InferenceSession,
     private readonly weights: Record<string, ort.Tensor>,
     private readonly shape: PolicyShape,
+    /** Stacked or per-layer cache, as the file has it (the engine reads it the same way). */
+    private readonly layout: CacheLayout,
   ) {}
 
   static async open(modelDir: string, sessionOptions: ort.InferenceSession.SessionOptions): Promise<BareForwardPass> {
     const shape = policyShape(await readPolicyConfig(join(modelDir, 'config.json')));
     const session = await ort.InferenceSession.create(join(modelDir, 'decode.onnx'), sessionOptions);
-    return new BareForwardPass(session, await weightFeeds(modelDir, shape), shape);
+    return new BareForwardPass(session, await weightFeeds(modelDir, shape), shape, detectCacheLayout(session, shape.numLayers));
   }
 
   /** Prefill `promptIds`, then `steps` single-token steps; the token fed back does not change the cost. */
   async time(promptIds: readonly number[], steps: number): Promise<ForwardTiming> {
     const { numLayers, numHeads, hiddenSize } = this.shape;
-    const emptyCache = (): ort.Tensor => new ort.Tensor('float32', new Float32Array(0), [numLayers, 1, numHeads, 0, hiddenSize / numHeads]);
+    const emptyCache = pastFeeds(
+      this.layout,
+      emptyBlocks(this.layout, { layers: numLayers, heads: numHeads, headDim: hiddenSize / numHeads }, 1, (dims) => new ort.Tensor('float32', new Float32Array(0), dims)),
+    );
     const started = performance.now();
     const cpuStarted = processCpuMs();
     let out = await this.session.run({
@@ -77,8 +83,7 @@ export class BareForwardPass {
       input_ids: int64(promptIds, [1, promptIds.length]),
       position_ids: int64(promptIds.map((_, i) => i), [1, promptIds.length]),
       attention_mask: int64(promptIds.map(() => 1), [1, promptIds.length]),
-      past_key: emptyCache(),
-      past_value: emptyCache(),
+      ...emptyCache,
     });
     const prefillMs = performance.now() - started;
     const decodeCpuStart = processCpuMs();
@@ -93,8 +98,7 @@ export class BareForwardPass {
         input_ids: int64([promptIds[promptIds.length - 1] ?? 0], [1, 1]),
         position_ids: int64([position], [1, 1]),
         attention_mask: int64(Array.from({ length: position + 1 }, () => 1), [1, position + 1]),
-        past_key: out.present_key as ort.Tensor,
-        past_value: out.present_value as ort.Tensor,
+        ...pastFeeds(this.layout, presentBlocks(this.layout, out)),
       });
       position += 1;
       stepEndsMs.push(performance.now() - decodeStart);
