@@ -2,6 +2,8 @@
 // serving pointer and every candidate with its state, reason and evidence —
 // folded from the journal alone, so it can be read while the run is live
 // (the journal is fsynced per event) or long after.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { foldGateState, type CandidateState } from '../gate/gateState';
 import type { JournalEvent, ProbeMetrics } from '../journal/journalEvents';
 import { recipeSchema } from '../recipe/recipeSchema';
@@ -73,4 +75,33 @@ export async function readRunStatus(runDir: string): Promise<RunStatus> {
   const { events } = await readJournal(runPaths(runDir).journal, journalEventSchema);
   if (events.length === 0) throw new Error(`${runDir} has no journal.jsonl (is it a run folder?)`);
   return statusFromEvents(events);
+}
+
+/**
+ * What a person reads before confirming (DESIGN §4): each probe round's
+ * metrics on both sides and every probe reply, candidate and serving on the
+ * same seed, with the markers the verifier found (offsets into the reply).
+ */
+export type CandidateEvidence = {
+  candidate: CandidateStatus;
+  rounds: {
+    round: number;
+    seed: number;
+    servingVersion: string;
+    candidate: unknown[];
+    serving: unknown[];
+  }[];
+};
+
+export async function readCandidateEvidence(runDir: string, id: string): Promise<CandidateEvidence> {
+  const status = await readRunStatus(runDir);
+  const candidate = status.candidates.find((c) => c.id === id);
+  if (!candidate) throw new Error(`no candidate ${id} in ${runDir}`);
+  const rounds = await Promise.all(
+    candidate.rounds.map(async (r) => {
+      const file = JSON.parse(await readFile(path.join(runDir, r.replies), 'utf8')) as { servingVersion: string; candidate: unknown[]; serving: unknown[] };
+      return { round: r.round, seed: r.seed, servingVersion: file.servingVersion, candidate: file.candidate, serving: file.serving };
+    }),
+  );
+  return { candidate, rounds };
 }
