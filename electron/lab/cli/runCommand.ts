@@ -5,7 +5,7 @@
  * commands reach it through its control endpoint.
  */
 import path from 'node:path';
-import { RecipeError } from '../recipe/loadRecipe';
+import { loadRecipe, RecipeError } from '../recipe/loadRecipe';
 import { startControlServer } from '../run/controlServer';
 import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../run/liveRun';
 import { RunBusyError } from '../run/runFolder';
@@ -76,11 +76,11 @@ export const runCommand: CliCommand = {
     if (seed !== undefined) overrides.seed = seed;
     if (sessions !== undefined) overrides.sessions = sessions;
     if (o.confirm === 'auto' || o.confirm === 'manual') overrides.confirm = o.confirm;
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-    const name = path.basename(o.recipe).replace(/\.ya?ml$/, '');
-    const out = o.out ?? path.join('runs', `${name}-seed${seed ?? 'r'}-${stamp}`);
     let runDir: string;
     try {
+      const { recipe } = await loadRecipe(o.recipe);
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+      const out = o.out ?? path.join('runs', `${recipe.name}-seed${seed ?? recipe.seed}-${stamp}`);
       runDir = await createRun(o.recipe, out, overrides);
     } catch (error) {
       if (error instanceof RecipeError || error instanceof RunNotRunnableError || error instanceof RunBusyError) throw new CliFailure(error.message);

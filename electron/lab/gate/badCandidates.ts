@@ -13,6 +13,7 @@
 //   wrong-shape      a healthy adapter with one factor of the wrong rank
 //   corrupted-bytes  a healthy adapter whose bytes were damaged after its
 //                    manifest recorded their hash
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BadCandidateKind, CandidateSource } from '../journal/journalEvents';
@@ -35,7 +36,6 @@ import { loadTrainerModel, type TrainerModel } from '../../workers/embedded/trai
 import { peftAdapterMetadata, serializePeftAdapter } from '../../workers/embedded/trainer/peftAdapter';
 import { sha256Hex, verifyCandidateBytes } from './verifyCandidate';
 import type { TrainSample } from '../../workers/embedded/trainer/trainSample';
-import { readFileSync } from 'node:fs';
 
 export type BadCandidateContext = {
   runDir: string;
@@ -48,6 +48,8 @@ export type BadCandidateContext = {
   /** An engine that is not the serving one, for the reward-inverted rollouts (the probe engine). */
   scratchEngine: EngineClient;
   seed: number;
+  /** The base model's sha256 (the run's run-started event). */
+  baseSha256: string;
 };
 
 /** What `ReleaseGate.stage` takes. */
@@ -115,19 +117,12 @@ function staged(ctx: BadCandidateContext, stored: StoredCandidate, kind: BadCand
   };
 }
 
-function baseSha(modelDir: string): string {
-  const manifest = JSON.parse(readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')) as { files: Record<string, { sha256: string }> };
-  const sha = manifest.files['base.safetensors']?.sha256;
-  if (!sha) throw new Error(`${modelDir}/manifest.json lists no base.safetensors`);
-  return sha;
-}
-
 /** Builds a bad candidate of the given kind in the run's store; ready to stage. */
 export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidateContext): Promise<StagedBadCandidate> {
   const rng = createRng(ctx.seed);
   const settings = loraSettings(ctx.recipe);
   const metadata = peftAdapterMetadata(settings);
-  const base = baseSha(ctx.modelDir);
+  const base = ctx.baseSha256;
   // A healthy-looking small adapter: the starting point of the structural kinds.
   const healthy = () => randomTensors(ctx.spec, rng, 1e-3);
   switch (kind) {

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../journal/appendOnlyJournal';
 import { journalEventSchema } from '../journal/journalEvents';
 import { journalFile } from '../journal/runJournal';
@@ -14,6 +14,7 @@ import {
   newRunDir,
   openGate,
   RecordingServing,
+  removeRunDirs,
   ScriptedProbeSampler,
   storeBlob,
   tinySpec,
@@ -27,6 +28,8 @@ async function journalTypes(runDir: string, id: string): Promise<string[]> {
 }
 
 describe('release gate', () => {
+  afterAll(removeRunDirs);
+
   it('walks a healthy candidate through verify, three paired rounds, a person’s confirmation and promotion', async () => {
     const runDir = await newRunDir();
     const probe = new ScriptedProbeSampler(behaviours.styled);

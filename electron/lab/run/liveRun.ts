@@ -7,12 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ReleaseGate } from '../gate/releaseGate';
+import { z } from 'zod';
+import { makeBadCandidate } from '../gate/badCandidates';
+import type { CandidateRecord } from '../gate/gateState';
 import { EngineProbeSampler } from '../gate/probeRunner';
-import type { VerifySettings } from '../gate/verifyCandidate';
-import { sha256Hex } from '../gate/verifyCandidate';
+import { ReleaseGate } from '../gate/releaseGate';
+import { stageableAdapterFile } from '../gate/stageAdapterFile';
+import { sha256Hex, type VerifySettings } from '../gate/verifyCandidate';
 import { writeFileAtomic } from '../journal/atomicFile';
-import type { JournalEvent } from '../journal/journalEvents';
+import type { BadCandidateKind, JournalEvent } from '../journal/journalEvents';
 import { RunJournal } from '../journal/runJournal';
 import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import { createTurnJudge } from '../judge/createTurnJudge';
@@ -30,15 +33,10 @@ import { Tokenizer } from '../../workers/embedded/tokenizer';
 import { trainSampleSchema, type TrainSample } from '../../workers/embedded/trainer/trainSample';
 import { lockRun, runPaths } from './runFolder';
 import { writeRunReport, type RunSummaryFile } from './runReport';
-import { loadRunTasks, type RunTasks } from './runTasks';
 import { runSession, type SessionResult } from './runSession';
-import { TrainerFeed } from './trainerFeed';
 import { statusFromEvents, type RunStatus } from './runStatus';
-import { makeBadCandidate } from '../gate/badCandidates';
-import { stageableAdapterFile } from '../gate/stageAdapterFile';
-import type { CandidateRecord } from '../gate/gateState';
-import type { BadCandidateKind } from '../journal/journalEvents';
-import { z } from 'zod';
+import { loadRunTasks, type RunTasks } from './runTasks';
+import { TrainerFeed } from './trainerFeed';
 
 export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number };
 
@@ -400,6 +398,7 @@ export class LiveRun {
             tasks: this.tasks.sessions,
             scratchEngine: parts.probe.client,
             seed: this.recipe.seed + this.gate.candidates().length,
+            baseSha256: base.baseVersion.sha256,
           });
     return this.gate.stage(input);
   }

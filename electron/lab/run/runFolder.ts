@@ -11,10 +11,12 @@
 //   control.json       how to reach a live run (port, token), while it runs
 import { open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { journalFile } from '../journal/runJournal';
+import { servingPointerFile } from '../journal/servingPointer';
 
 export const runPaths = (runDir: string) => ({
-  journal: path.join(runDir, 'journal.jsonl'),
-  pointer: path.join(runDir, 'serving.json'),
+  journal: journalFile(runDir),
+  pointer: servingPointerFile(runDir),
   recipe: path.join(runDir, 'recipe.yaml'),
   weights: path.join(runDir, 'weights'),
   curve: path.join(runDir, 'curve.csv'),

@@ -2,7 +2,7 @@
 // safetensors adapters written to a real run folder, and a probe sampler
 // double whose replies are scripted per adapter version (the real probe
 // engine is exercised by the integration tests under tests/).
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RunJournal } from '../../journal/runJournal';
@@ -37,8 +37,15 @@ export function adapterTensors(value = 0.01): Map<string, Float32Tensor> {
   return new Map(tinySpec.map((s) => [s.name, { shape: s.shape, data: new Float32Array(s.shape[0] * s.shape[1]).fill(value) }]));
 }
 
+const created: string[] = [];
+/** Removes every run folder the fixtures made (call from afterAll). */
+export async function removeRunDirs(): Promise<void> {
+  await Promise.all(created.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
 export async function newRunDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-gate-'));
+  created.push(dir);
   await mkdir(path.join(dir, 'weights', 'blobs'), { recursive: true });
   return dir;
 }
