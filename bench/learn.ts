@@ -14,9 +14,21 @@
  *
  * Prints a table and writes bench/results/learn.json.
  *
- *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 2e-3] [--kl 0] [--rank 16] [--alpha 32]
- *     [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only] [--probe 24] [--seed 1]
- *     [--schedule constant|linear] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
+ *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 3e-3] [--schedule linear|constant] [--kl 0.1]
+ *     [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only]
+ *     [--probe 24] [--seed 1] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
+ *
+ * Tuning notes (8 steps × 16 first replies, rank 16 on all seven modules, Adam):
+ * - lr 2e-3 constant, no KL: style learned by step 6 (violations 5.0 → 0.13), then
+ *   collapse at steps 7–8 (answered 100 % → 29 %, replies run to max_tokens). Nearly
+ *   every early reply is rejected, so PG (reward −1, no baseline by design) pushes
+ *   down every sampled token, the `<|end|>` token included.
+ * - lr 2e-3 linear decay, KL 0.3: no collapse but too slow (violations 5.0 → 2.5).
+ * - lr 3e-3 linear decay, KL 0.1: violations 5.0 → 0.04, clean 4 % → 83 %, answered
+ *   100 % throughout, reply length stable: the default.
+ * Adam normalises the step size, so the KL coefficient shapes the direction of an
+ * update (toward the base's token choices) more than its size; the decay keeps the
+ * last steps from overshooting into the collapse.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,9 +60,10 @@ const { values: args } = parseArgs({
   options: {
     steps: { type: 'string', default: '8' },
     batch: { type: 'string', default: '16' },
-    lr: { type: 'string', default: '2e-3' },
-    schedule: { type: 'string', default: 'constant' },
-    kl: { type: 'string', default: '0' },
+    // Tuned (see the note below): lr 3e-3 decayed linearly to 0 over the steps, KL 0.1.
+    lr: { type: 'string', default: '3e-3' },
+    schedule: { type: 'string', default: 'linear' },
+    kl: { type: 'string', default: '0.1' },
     clip: { type: 'string', default: '1' },
     rank: { type: 'string', default: '16' },
     alpha: { type: 'string', default: '32' },
