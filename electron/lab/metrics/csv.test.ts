@@ -59,6 +59,13 @@ describe('parseCsvTable', () => {
     expect(t.records.map((r) => r.line)).toEqual([2, 3]);
   });
 
+  it('allows named trailing columns only when the layout says so, and still checks every row\'s width', () => {
+    const wide = { ...spec, trailingColumns: 'allow' as const };
+    expect(parseCsvTable('n,flag,ours\n1,yes,0.5\n', 't.csv', wide).rows).toEqual([{ n: 1, flag: true }]);
+    expect(() => parseCsvTable('n,flag,ours\n1,yes\n', 't.csv', wide)).toThrow('t.csv: line 2: has 2 fields, expected 3');
+    expect(() => parseCsvTable('n,flag,\n1,yes,x\n', 't.csv', wide)).toThrow('header column 3 has no name');
+  });
+
   it.each([
     ['', 't.csv: line 1: the file is empty'],
     ['n\n1\n', 't.csv: line 1, column 2 (flag): expected the header column "flag", found nothing'],

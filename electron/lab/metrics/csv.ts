@@ -99,6 +99,12 @@ export function writeCsvRecords(records: readonly (readonly string[])[]): string
 export type CsvTableSpec<C extends string, R> = {
   readonly columns: readonly C[];
   readonly row: z.ZodType<R, Record<C, string>>;
+  /**
+   * Whether columns after `columns` are allowed (GateLab's gate.csv is Reef's
+   * columns first, then its own): they must be named, and every row must
+   * have as many fields as the header; their cells are not validated here.
+   */
+  readonly trailingColumns?: 'refuse' | 'allow';
 };
 
 export type ParsedTable<R> = {
@@ -107,7 +113,7 @@ export type ParsedTable<R> = {
   readonly records: CsvRecord[];
 };
 
-/** Reads a CSV whose header must be exactly `spec.columns`, validating every row. */
+/** Reads a CSV whose header must start with (or be exactly) `spec.columns`, validating every row. */
 export function parseCsvTable<C extends string, R>(text: string, file: string, spec: CsvTableSpec<C, R>): ParsedTable<R> {
   const all = readCsvRecords(text, file);
   // Blank lines at the very end are harmless (an editor's extra newline).
@@ -125,8 +131,13 @@ export function parseCsvTable<C extends string, R>(text: string, file: string, s
   });
   if (header.cells.length > spec.columns.length) {
     const extra = header.cells[spec.columns.length] ?? '';
-    throw new CsvError(file, 1, null, `unexpected extra header column "${extra}" after ${spec.columns.length} columns`);
+    if (spec.trailingColumns !== 'allow') {
+      throw new CsvError(file, 1, null, `unexpected extra header column "${extra}" after ${spec.columns.length} columns`);
+    }
+    const unnamed = header.cells.findIndex((cell, k) => k >= spec.columns.length && cell.trim() === '');
+    if (unnamed >= 0) throw new CsvError(file, 1, null, `header column ${unnamed + 1} has no name`);
   }
+  const width = header.cells.length;
 
   const rows: R[] = [];
   const records: CsvRecord[] = [];
@@ -134,8 +145,8 @@ export function parseCsvTable<C extends string, R>(text: string, file: string, s
     if (record.cells.length === 1 && record.cells[0] === '') {
       throw new CsvError(file, record.line, null, 'empty line inside the table');
     }
-    if (record.cells.length !== spec.columns.length) {
-      throw new CsvError(file, record.line, null, `has ${record.cells.length} fields, expected ${spec.columns.length}`);
+    if (record.cells.length !== width) {
+      throw new CsvError(file, record.line, null, `has ${record.cells.length} fields, expected ${width}`);
     }
     const raw = Object.fromEntries(spec.columns.map((name, k) => [name, record.cells[k] ?? ''])) as Record<C, string>;
     const parsed = spec.row.safeParse(raw);

@@ -33,9 +33,10 @@ const gateRowSchema = z.object({
   gold_rate: rateCell,
 } satisfies Record<GateColumn, z.ZodType>);
 
-const gateSpec: CsvTableSpec<GateColumn, GateRow> = { columns: GATE_COLUMNS, row: gateRowSchema };
+// GateLab's own gate.csv appends its columns after Reef's six; the viewer reads Reef's part of either.
+const gateSpec: CsvTableSpec<GateColumn, GateRow> = { columns: GATE_COLUMNS, row: gateRowSchema, trailingColumns: 'allow' };
 
-/** Parses a gate.csv; throws CsvError naming the file, line and column of the first problem. */
+/** Parses a gate.csv (Reef's columns, then any of ours); throws CsvError naming the file, line and column of the first problem. */
 export function parseGateCsv(text: string, file = 'gate.csv'): GateRow[] {
   return parseCsvTable(text, file, gateSpec).rows;
 }
