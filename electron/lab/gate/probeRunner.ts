@@ -28,29 +28,31 @@ export class EngineProbeSampler implements ProbeSampler {
     const loaded = await this.engine.setAdapter(adapter);
     const expected = adapter?.version ?? 'base';
     if (loaded !== expected) throw new Error(`probe engine loaded ${loaded}, expected ${expected}`);
-    const replies: ProbeReply[] = [];
-    for (const [i, task] of this.problems.entries()) {
-      const result = await this.engine.generate({
-        messages: [{ role: 'user', content: task.firstMessage }],
-        sampling: {
-          temperature: this.sampling.temperature,
-          topP: this.sampling.top_p,
-          topK: this.sampling.top_k,
-          maxTokens: this.sampling.max_tokens,
-        },
-        seed: problemSeed(seed, i),
-        logprobsTopK: 0,
-      });
-      if (result.version !== expected) throw new Error(`probe reply came from ${result.version}, expected ${expected}`);
-      replies.push({
-        taskId: task.id,
-        gold: task.answer,
-        seed: problemSeed(seed, i),
-        text: result.text,
-        finishReason: result.finishReason,
-        completionTokens: result.completionTokens,
-      });
-    }
+    // All problems at once: the engine batches concurrent requests.
+    const replies = await Promise.all(
+      this.problems.map(async (task, i): Promise<ProbeReply> => {
+        const result = await this.engine.generate({
+          messages: [{ role: 'user', content: task.firstMessage }],
+          sampling: {
+            temperature: this.sampling.temperature,
+            topP: this.sampling.top_p,
+            topK: this.sampling.top_k,
+            maxTokens: this.sampling.max_tokens,
+          },
+          seed: problemSeed(seed, i),
+          logprobsTopK: 0,
+        });
+        if (result.version !== expected) throw new Error(`probe reply came from ${result.version}, expected ${expected}`);
+        return {
+          taskId: task.id,
+          gold: task.answer,
+          seed: problemSeed(seed, i),
+          text: result.text,
+          finishReason: result.finishReason,
+          completionTokens: result.completionTokens,
+        };
+      }),
+    );
     return replies;
   }
 }

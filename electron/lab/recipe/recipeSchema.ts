@@ -111,6 +111,17 @@ export const lossSchema = z.strictObject({
 export const optimizerSchema = z.strictObject({
   kind: z.literal('adam'),
   lr: z.number().positive(),
+  schedule: z
+    .discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('constant') }),
+      z.strictObject({
+        kind: z.literal('linear'),
+        steps: positiveInt.describe('steps over which lr falls linearly to lr × min_ratio'),
+        min_ratio: probability.default(0.1),
+      }),
+    ])
+    .default({ kind: 'constant' })
+    .describe('the reference keeps lr constant; a short run on a tiny model needs the late steps smaller'),
   weight_decay: z.number().min(0).default(0.1),
   betas: z.tuple([probability, probability]).default([0.9, 0.98]),
 });

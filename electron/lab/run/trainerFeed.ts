@@ -130,9 +130,10 @@ export class TrainerFeed {
   private async step(samples: TrainSample[], through: number): Promise<void> {
     const { journal, gate, runDir } = this.options;
     try {
-      const { report, candidate } = await this.worker.call('step', { samples }, { timeoutMs: 600_000 });
+      const lr = learningRate(this.options.recipe.trainer.optimizer, this.lastStep + 1);
+      const { report, candidate } = await this.worker.call('step', { samples, lr }, { timeoutMs: 600_000 });
       const blob = path.relative(runDir, candidate.path);
-      const stats = { loss: report.loss, pg: report.pg, opd: report.opd, kl: report.kl, klCoef: report.klCoef, gradNorm: report.gradNorm, updateNorm: report.updateNorm, tokens: report.tokens, seconds: report.seconds };
+      const stats = { lr: report.lr, loss: report.loss, pg: report.pg, opd: report.opd, kl: report.kl, klCoef: report.klCoef, gradNorm: report.gradNorm, updateNorm: report.updateNorm, tokens: report.tokens, seconds: report.seconds };
       await journal.append({
         type: 'trainer-step',
         step: report.step,
@@ -151,6 +152,21 @@ export class TrainerFeed {
       await journal.append({ type: 'trainer-step-refused', samplesThrough: through, samples: samples.length, code, message: (error as Error).message });
       this.consumed = through;
       this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
+    }
+  }
+}
+
+/** The learning rate of trainer step k (1-based) under the recipe's schedule. */
+export function learningRate(optimizer: Recipe['trainer']['optimizer'], step: number): number {
+  const { schedule } = optimizer;
+  switch (schedule.kind) {
+    case 'constant':
+      return optimizer.lr;
+    case 'linear':
+      return optimizer.lr * Math.max(schedule.min_ratio, 1 - (step - 1) / schedule.steps);
+    default: {
+      const unknown: never = schedule;
+      throw new Error(`unknown schedule ${JSON.stringify(unknown)}`);
     }
   }
 }
