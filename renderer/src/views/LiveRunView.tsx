@@ -48,8 +48,8 @@ function RunHeaderBar({ run }: { run: RunView }) {
           {h.recipeName} <span className="muted">· {h.runId}</span>
         </h1>
         <div className="run-files">
-          <span className={`badge phase-badge phase-${h.phase}`} data-testid="run-phase" data-phase={h.phase}>
-            {PHASE_TEXT[h.phase]}
+          <span className={`badge phase-badge phase-${h.heldBy !== null ? 'running' : h.phase}`} data-testid="run-phase" data-phase={h.phase}>
+            {h.heldBy !== null ? `running in process ${h.heldBy}, followed live` : PHASE_TEXT[h.phase]}
           </span>
           <span className="file-chip">seed {h.seed}</span>
           <span className="file-chip">confirm {h.confirm}</span>

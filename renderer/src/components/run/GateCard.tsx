@@ -58,7 +58,7 @@ export function GateCard({
       <header className="card-header">
         <h3>Release gate</h3>
         <span className="card-meta">
-          {candidates.length} candidates · <span className="text-warn">{counts.awaiting} awaiting you</span> ·{' '}
+          {candidates.length} candidate{candidates.length === 1 ? '' : 's'} · <span className="text-warn">{counts.awaiting} awaiting you</span> ·{' '}
           <span className="text-good">{counts.promoted} promoted</span> · <span className="text-bad">{counts.rejected} rejected</span> · verify → {header.rounds}{' '}
           paired probe rounds → {header.confirm === 'manual' ? 'a person confirms' : 'auto-confirm'}
         </span>
