@@ -1,0 +1,28 @@
+import { describe, expect, test, vi } from 'vitest';
+import type { RecipeChoice } from '../../../electron/contract/liveRuns';
+
+// The store module reaches for the lab on load; the form parser under test does not.
+vi.mock('../api/labClient', () => ({ getLab: () => null, labUnavailableReason: () => '' }));
+const { parseLaunchForm } = await import('./launchStore');
+
+const recipe = { id: 'embedded-gsm8k-style.yaml', sessions: 72, seed: 1 } as RecipeChoice;
+
+describe('the start form', () => {
+  test('empty fields keep the recipe\'s own seed and sessions', () => {
+    expect(parseLaunchForm({ seed: '', sessions: ' ' }, recipe)).toEqual({});
+  });
+
+  test('whole numbers within range pass', () => {
+    expect(parseLaunchForm({ seed: '0', sessions: '72' }, recipe)).toEqual({ seed: 0, sessions: 72 });
+    expect(parseLaunchForm({ seed: '2147483647', sessions: '1' }, recipe)).toEqual({ seed: 2147483647, sessions: 1 });
+  });
+
+  test('anything else is refused with a reason, before a request is sent', () => {
+    for (const form of [{ seed: '-1', sessions: '' }, { seed: '1.5', sessions: '' }, { seed: 'abc', sessions: '' }, { seed: '2147483648', sessions: '' }]) {
+      expect(parseLaunchForm(form, recipe), form.seed).toEqual({ error: expect.stringMatching(/seed/) });
+    }
+    for (const sessions of ['0', '73', '3.5', 'x']) {
+      expect(parseLaunchForm({ seed: '', sessions }, recipe), sessions).toEqual({ error: expect.stringMatching(/Sessions must be a whole number from 1 to 72/) });
+    }
+  });
+});
