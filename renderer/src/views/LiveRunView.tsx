@@ -26,8 +26,8 @@ const PHASE_TEXT: Record<RunPhase, string> = {
 };
 
 /** Promotions and rollbacks on the curve, at the first session served after them. */
-function curveEvents(run: RunView): CurveEventMarker[] {
-  return run.servingHistory.map((change) => ({
+function curveEvents(history: RunView['servingHistory']): CurveEventMarker[] {
+  return history.map((change) => ({
     session: change.afterSessions,
     kind: change.kind === 'promoted' ? 'promotion' : 'rollback',
     label: change.kind === 'promoted' ? `↑ ${change.to.version}` : `↶ ${change.to.version}`,
@@ -119,7 +119,7 @@ export function LiveRunView({ run }: { run: RunView }) {
 
   const h = run.header;
   const curve = useMemo(() => run.sessions.map((s) => s.curve), [run.sessions]);
-  const events = useMemo(() => curveEvents(run), [run]);
+  const events = useMemo(() => curveEvents(run.servingHistory), [run.servingHistory]);
   const publishedSessions = published?.curveSessions ?? 36;
   const span = range === 'published' ? Math.min(publishedSessions, h.sessions.planned) : h.sessions.planned;
   // The gate can be asked whenever a run is open and not between states.
