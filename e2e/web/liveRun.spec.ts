@@ -31,48 +31,62 @@ async function shoot(page: Page, name: string, height = 2300): Promise<void> {
 test.describe.configure({ mode: 'serial' });
 
 test.describe('the run UI in browser mode (Chromium), on the embedded recipe', () => {
-  test('a candidate awaiting confirmation: the evidence, Confirm promotes it, Rollback restores base', async ({ page, runLab }) => {
-    test.setTimeout(5 * 60_000);
+  test('candidates awaiting confirmation: the evidence, Reject keeps serving, Confirm promotes, Rollback restores base', async ({ page, runLab }) => {
+    test.setTimeout(6 * 60_000);
     const problems = watchConsole(page);
-    // The state a short run cannot reach in minutes, prepared by the real gate and probe engine:
-    // a no-op adapter (LoRA B = 0) staged through three paired probe rounds (floors lifted, see preparedRun.ts).
+    // The state a short run cannot reach in minutes, prepared by the real gate and probe engine: two
+    // no-op adapters (LoRA B = 0) staged through three paired probe rounds each (floors lifted, see preparedRun.ts).
     const recipe = await writeDerivedRecipe(join(REPO_ROOT, 'recipes', 'embedded-gsm8k-style.yaml'), await mkdtemp(join(tmpdir(), 'gatelab-e2e-recipe-')), {
       name: 'embedded-prepared',
       probeProblems: 4,
       floors: { gold_rate: 0, answered_rate: 0 },
     });
-    const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-confirm'), { sessions: 2 });
-    expect(prepared.state, prepared.reason ?? '').toBe('awaiting-confirm');
+    const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-confirm'), { sessions: 2 }, 2);
+    expect(prepared.candidates.map((c) => c.state), JSON.stringify(prepared.candidates)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
 
     await page.goto(runLab.url);
     await expect(page.getByTestId('start-view')).toBeVisible();
     await page.getByTestId('open-run-prepared-confirm').click();
     await expect(page.getByTestId('run-view')).toBeVisible();
     await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'viewing');
-
-    const candidate = page.getByTestId('candidate-c1');
-    await expect(candidate).toHaveAttribute('data-state', 'awaiting-confirm');
-    await expect(candidate.getByTestId('candidate-state')).toHaveText('awaiting confirmation');
-    await expect(candidate.locator('[data-step="awaiting-confirm"]')).toHaveAttribute('data-status', 'current');
-    for (const round of [1, 2, 3]) await expect(candidate.locator(`[data-step="round-${round}"]`)).toHaveAttribute('data-status', 'done');
-    // Every gated metric of every round against serving: 4 metrics × 3 rounds, all within their limits.
-    await expect(candidate.locator('td.check')).toHaveCount(12);
-    await expect(candidate.locator('td.check[data-ok="yes"]')).toHaveCount(12);
     await expect(page.getByTestId('serving-version')).toHaveText('base');
 
-    await candidate.getByTestId('show-replies-1').click();
-    const replies = page.getByTestId('probe-replies-c1-1');
-    await expect(replies.getByTestId('probe-pair')).toHaveCount(4);
-    // The gate's evidence on its own: what it decided, round by round, and the replies it judged.
-    await page.getByTestId('gate-card').screenshot({ path: join(SCREENSHOT_DIR, 'web-gate-awaiting-confirm.png') });
+    const c1 = page.getByTestId('candidate-c1');
+    const c2 = page.getByTestId('candidate-c2');
+    await expect(c1).toHaveAttribute('data-state', 'awaiting-confirm');
+    await expect(c2).toHaveAttribute('data-state', 'awaiting-confirm');
+    await expect(c1.getByTestId('candidate-state')).toHaveText('awaiting confirmation');
+    await expect(c1.locator('[data-step="awaiting-confirm"]')).toHaveAttribute('data-status', 'current');
+    for (const round of [1, 2, 3]) await expect(c1.locator(`[data-step="round-${round}"]`)).toHaveAttribute('data-status', 'done');
+    // Every gated metric of every round against serving: 4 metrics × 3 rounds, all within their limits.
+    await expect(c1.locator('td.check')).toHaveCount(12);
+    await expect(c1.locator('td.check[data-ok="yes"]')).toHaveCount(12);
 
-    await page.getByTestId('confirm-button').click();
-    await expect(candidate).toHaveAttribute('data-state', 'promoted', { timeout: 60_000 });
-    const version = (await candidate.locator('h4 code').textContent()) ?? '';
+    await c1.getByTestId('show-replies-1').click();
+    await expect(page.getByTestId('probe-replies-c1-1').getByTestId('probe-pair')).toHaveCount(4);
+    // One candidate's evidence on its own: the rounds against serving and the replies the gate judged
+    // (a viewport tall enough that the scrolling main pane holds all of it).
+    await page.setViewportSize({ width: 1440, height: 3600 });
+    await page.mouse.move(0, 0);
+    await c1.screenshot({ path: join(SCREENSHOT_DIR, 'web-gate-awaiting-confirm.png') });
+    await page.setViewportSize({ width: 1440, height: 1000 });
+
+    // Reject c2: the gate records the person's reason; serving does not move.
+    await c2.locator('.reason-input').fill('same as c1, keep one');
+    await c2.getByTestId('reject-button').click();
+    await expect(c2).toHaveAttribute('data-state', 'rejected', { timeout: 60_000 });
+    await expect(c2.getByTestId('candidate-reason')).toHaveText('Rejected — person: same as c1, keep one');
+    await expect(c2.getByTestId('candidate-pointer')).toContainText('(unchanged)');
+    await expect(page.getByTestId('serving-version')).toHaveText('base');
+    await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'gate-only');
+
+    // Confirm c1: the gate re-verifies and promotes it; serving names its version.
+    await c1.getByTestId('confirm-button').click();
+    await expect(c1).toHaveAttribute('data-state', 'promoted', { timeout: 60_000 });
+    const version = (await c1.locator('h4 code').textContent()) ?? '';
     expect(version).toMatch(/^v0-[0-9a-f]{8}$/);
     await expect(page.getByTestId('serving-version')).toHaveText(version);
     await expect(page.getByTestId('last-decision')).toHaveText(`Confirmed c1: serving base → ${version}`);
-    await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'gate-only');
     await expect(page.getByTestId('serving-history').locator('li')).toHaveCount(1);
 
     await expect(page.getByTestId('rollback-target')).toHaveValue('base');
@@ -80,7 +94,7 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     await expect(page.getByTestId('serving-version')).toHaveText('base');
     await expect(page.getByTestId('last-decision')).toHaveText(`Rollback: serving ${version} → base`);
     await expect(page.getByTestId('serving-history').locator('li')).toHaveCount(2);
-    await shoot(page, 'web-gate-confirmed-and-rolled-back.png', 1400);
+    await shoot(page, 'web-gate-decided.png', 1400);
     expect(problems).toEqual([]);
   });
 

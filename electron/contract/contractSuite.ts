@@ -36,8 +36,10 @@ function preparedRun(): Promise<string> {
       probeProblems: 2,
       floors: { gold_rate: 0, answered_rate: 0 },
     });
-    const prepared = await prepareAwaitingConfirmRun(recipe, join(dir, 'run'), { sessions: 2 });
-    if (prepared.state !== 'awaiting-confirm') throw new Error(`the prepared run's candidate is ${prepared.state}: ${prepared.reason}`);
+    const prepared = await prepareAwaitingConfirmRun(recipe, join(dir, 'run'), { sessions: 2 }, 2);
+    for (const c of prepared.candidates) {
+      if (c.state !== 'awaiting-confirm') throw new Error(`the prepared run's candidate ${c.id} is ${c.state}: ${c.reason}`);
+    }
     return prepared.runDir;
   })();
   return preparedTemplate;
@@ -258,10 +260,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('liveRuns.list and open: a run folder with a candidate awaiting confirmation, its rounds and evidence', async () => {
       await cp(await preparedRun(), join(runsDir, PREPARED_RUN_ID), { recursive: true });
       const { runs } = await harness.api.liveRuns.list();
-      expect(runs).toEqual([expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1'], serving: 'base', heldBy: null })]);
+      expect(runs).toEqual([expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null })]);
       const view = await harness.api.liveRuns.open({ runId: PREPARED_RUN_ID });
       expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
-      expect(view.candidates).toHaveLength(1);
+      expect(view.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
       const c1 = view.candidates[0]!;
       expect(c1).toMatchObject({ id: 'c1', state: 'awaiting-confirm', passedRounds: 3, source: { kind: 'file' }, servingAtStage: { version: 'base' }, servingAtDecision: null });
       expect(c1.rounds.map((r) => [r.round, r.passed, r.checks.length, r.checks.every((c) => c.ok)])).toEqual([
@@ -285,6 +287,14 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       await expect(harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 7 })).rejects.toMatchObject({ code: 'not-found' });
     });
 
+    test('liveRuns.reject: a person rejects a candidate awaiting confirmation, with the reason; serving unchanged', async () => {
+      const rejected = await harness.api.liveRuns.reject({ candidate: 'c2', reason: 'not this one' });
+      expect(rejected.candidate).toMatchObject({ id: 'c2', state: 'rejected', reason: { code: 'person', detail: 'not this one' } });
+      expect(rejected.servingAfter).toEqual(rejected.servingBefore);
+      expect(rejected.candidate.servingAtDecision).toEqual(rejected.servingBefore);
+      expect((await harness.api.liveRuns.current()).run?.header.phase).toBe('gate-only');
+    }, 120_000);
+
     test('liveRuns.confirm: the gate promotes; patches stream; a decided candidate cannot be decided again; rollback restores', async () => {
       const patches: RunPatch[] = [];
       const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
@@ -298,6 +308,8 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         .poll(() => patches.some((p) => p.header.serving.version === confirmed.candidate.version && p.candidates.some((c) => c.id === 'c1' && c.state === 'promoted')))
         .toBe(true);
       expect(patches.at(-1)?.header.phase).toBe('gate-only');
+      // Each patch follows the one before it: the renderer's gap check holds.
+      patches.forEach((p, i) => i > 0 && expect(p.header.update).toBe(patches[i - 1]!.header.update + 1));
 
       await expect(harness.api.liveRuns.confirm({ candidate: 'c1' })).rejects.toMatchObject({ code: 'conflict' });
       await expect(harness.api.liveRuns.reject({ candidate: 'c1', reason: 'too late' })).rejects.toMatchObject({ code: 'conflict' });
@@ -318,21 +330,21 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('liveRuns.inject: a bad candidate goes through the gate and ends rejected, serving unchanged', async () => {
       const injected = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
       expect(injected.servingBefore.version).toBe('base');
-      expect(injected.candidate).toMatchObject({ id: 'c2', source: { kind: 'inject', badKind: 'nan-inf' } });
+      expect(injected.candidate).toMatchObject({ id: 'c3', source: { kind: 'inject', badKind: 'nan-inf' } });
       await expect
-        .poll(async () => (await harness.api.liveRuns.current()).run?.candidates.find((c) => c.id === 'c2')?.state, { timeout: 20_000 })
+        .poll(async () => (await harness.api.liveRuns.current()).run?.candidates.find((c) => c.id === 'c3')?.state, { timeout: 20_000 })
         .toBe('rejected');
       const { run } = await harness.api.liveRuns.current();
-      const c2 = run!.candidates.find((c) => c.id === 'c2')!;
-      expect(c2.reason).toMatchObject({ code: 'non-finite' });
-      expect(c2.servingAtDecision).toEqual(injected.servingBefore);
+      const c3 = run!.candidates.find((c) => c.id === 'c3')!;
+      expect(c3.reason).toMatchObject({ code: 'non-finite' });
+      expect(c3.servingAtDecision).toEqual(injected.servingBefore);
       expect(run!.header.serving).toEqual(injected.servingBefore);
     }, 60_000);
 
     test('liveRuns.stop lets the gate-only run go; the folder stays on screen', async () => {
       const view = await harness.api.liveRuns.stop();
       expect(view.header.phase).toBe('viewing');
-      expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected']);
+      expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected', 'rejected']);
     });
   });
 }

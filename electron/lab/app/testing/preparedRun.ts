@@ -44,10 +44,15 @@ export async function writeDerivedRecipe(
   return file;
 }
 
-export type PreparedRun = { runDir: string; candidate: string; state: string; reason: string | null };
+export type PreparedCandidate = { id: string; state: string; reason: string | null };
+export type PreparedRun = { runDir: string; candidates: PreparedCandidate[] };
 
-/** Writes a PEFT adapter (A small and deterministic, B zero) for the run's recipe into `dir`. */
-export async function writeNoOpAdapter(run: LiveRun, dir: string): Promise<string> {
+/**
+ * Writes a PEFT adapter (A small and deterministic, B zero) for the run's
+ * recipe into `dir`; `variant` changes A (so the bytes and the version
+ * differ) without changing what the adapter does.
+ */
+export async function writeNoOpAdapter(run: LiveRun, dir: string, variant = 0): Promise<string> {
   const recipe = run.recipe;
   const shape = policyShape(await readPolicyConfig(path.join(run.modelDir, 'config.json')));
   const lora = recipe.trainer.lora;
@@ -55,31 +60,36 @@ export async function writeNoOpAdapter(run: LiveRun, dir: string): Promise<strin
   const tensors = new Map<string, Float32Tensor>();
   for (const s of spec) {
     const data = new Float32Array(s.shape[0] * s.shape[1]);
-    if (s.part === 'A') for (let i = 0; i < data.length; i++) data[i] = ((i % 7) - 3) * 1e-3;
+    if (s.part === 'A') for (let i = 0; i < data.length; i++) data[i] = (((i + variant) % 7) - 3) * 1e-3;
     tensors.set(s.name, { shape: s.shape, data });
   }
-  const file = path.join(dir, 'noop-adapter.safetensors');
+  const file = path.join(dir, `noop-adapter-${variant}.safetensors`);
   await writeFile(file, serializeSafetensors(tensors, { format: 'pt', lora_alpha: String(lora.alpha), r: String(lora.rank) }));
   return file;
 }
 
 /**
- * Creates `outDir` as a run of `recipeFile` (no session run) and stages a
- * no-op adapter through its gate; resolves when the gate has decided what it
- * can without a person (awaiting-confirm, unless something failed).
+ * Creates `outDir` as a run of `recipeFile` (no session run) and stages
+ * `count` no-op adapters through its gate; resolves when the gate has
+ * decided what it can without a person (each awaiting confirmation, unless
+ * something failed — the states are returned, the caller checks them).
  */
-export async function prepareAwaitingConfirmRun(recipeFile: string, outDir: string, overrides: RunOverrides = {}): Promise<PreparedRun> {
+export async function prepareAwaitingConfirmRun(recipeFile: string, outDir: string, overrides: RunOverrides = {}, count = 1): Promise<PreparedRun> {
   const runDir = await createRun(recipeFile, outDir, { confirm: 'manual', ...overrides });
   const run = await LiveRun.open(runDir, { mode: 'gate' });
   try {
     const scratch = await mkdtemp(path.join(tmpdir(), 'gatelab-noop-'));
     await mkdir(scratch, { recursive: true });
-    const staged = await run.inject({ file: await writeNoOpAdapter(run, scratch) });
+    const ids: string[] = [];
+    for (let variant = 0; variant < count; variant++) ids.push((await run.inject({ file: await writeNoOpAdapter(run, scratch, variant) })).id);
     await run.gate.idle();
-    const record = run.gate.candidate(staged.id);
-    const reason = record.state.kind === 'rejected' ? `${record.state.reason.code}: ${record.state.reason.detail}` : null;
     recipeOf(run.journal.events); // the journal is whole and readable
-    return { runDir, candidate: staged.id, state: record.state.kind, reason };
+    const candidates = ids.map((id) => {
+      const record = run.gate.candidate(id);
+      const reason = record.state.kind === 'rejected' ? `${record.state.reason.code}: ${record.state.reason.detail}` : null;
+      return { id, state: record.state.kind, reason };
+    });
+    return { runDir, candidates };
   } finally {
     await run.close();
   }
