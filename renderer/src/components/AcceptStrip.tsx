@@ -8,10 +8,16 @@ import { PALETTE } from '../lib/palette';
 import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
 
 type StripRow = CurveRow & { cell: 1 };
+/** A session of the span that has not run yet: a place on the x axis, no bar. */
+type PlaceholderRow = { session: number; cell: null };
+type PlotRow = StripRow | PlaceholderRow;
+
+const isPlaceholder = (row: PlotRow): row is PlaceholderRow => row.cell === null;
 
 function StripTooltip({ active, payload }: TooltipContentProps) {
-  const row = payload?.[0]?.payload as StripRow | undefined;
-  if (!active || row === undefined) return null;
+  const plotted = payload?.[0]?.payload as PlotRow | undefined;
+  if (!active || plotted === undefined || isPlaceholder(plotted)) return null;
+  const row = plotted;
   const reasons = rejectionReasons(row);
   return (
     <div className="chart-tooltip">
@@ -32,21 +38,29 @@ export function AcceptStrip({
   range,
   publishedSessions,
   markers,
+  span,
 }: {
   sessions: readonly CurveRow[];
   range: SessionRange;
   publishedSessions: number;
   markers: { published: number | null; adapted: number | null };
+  /** Lay the x axis over this many sessions even before they exist, as the curve above does. */
+  span?: number;
 }) {
   const rows = useMemo<StripRow[]>(
     () => sessionsInRange(sessions, range, publishedSessions).map((row) => ({ ...row, cell: 1 })),
     [sessions, range, publishedSessions],
   );
-  const shown = rows.map((row) => row.session);
+  const plotted = useMemo<PlotRow[]>(() => {
+    const pad: PlaceholderRow[] = [];
+    for (let session = (rows.at(-1)?.session ?? -1) + 1; span !== undefined && session < span; session++) pad.push({ session, cell: null });
+    return [...rows, ...pad];
+  }, [rows, span]);
+  const shown = plotted.map((row) => row.session);
   return (
     <div className="chart-frame" data-testid="accept-strip" data-points={rows.length} data-accepted={rows.filter((r) => r.accept === 1).length}>
       <ResponsiveContainer width="100%" height={74}>
-        <BarChart data={rows} margin={CHART_MARGIN} barCategoryGap={1}>
+        <BarChart data={plotted} margin={CHART_MARGIN} barCategoryGap={1}>
           <XAxis dataKey="session" ticks={sessionTicks(shown)} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
           <YAxis width={Y_AXIS_WIDTH} domain={[0, 1]} ticks={[]} stroke="transparent" tick={false} />
           <Tooltip content={StripTooltip} cursor={{ fill: 'rgba(255,255,255,0.06)' }} isAnimationActive={false} />

@@ -161,7 +161,13 @@ export function LiveRunView({ run }: { run: RunView }) {
           />
         )}
         <div className="strip-title">Per-session verdict on the first reply (green: accepted)</div>
-        <AcceptStrip sessions={curve} range={range} publishedSessions={publishedSessions} markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }} />
+        <AcceptStrip
+          sessions={curve}
+          range={range}
+          publishedSessions={publishedSessions}
+          span={span}
+          markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }}
+        />
       </section>
       <GateCard
         header={h}
