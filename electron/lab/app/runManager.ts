@@ -69,6 +69,7 @@ const POLL_MS = 1000;
 
 export class RunManager {
   private current: Current | null = null;
+  private closing = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
   private readonly batchMs: number;
 
@@ -198,13 +199,18 @@ export class RunManager {
     });
   }
 
-  /** Shuts down whatever this process runs (the journal keeps everything). */
+  /**
+   * Shuts down whatever this process runs, at once: a session in progress is
+   * cut off like a crash would cut it (it was never journaled, so a resume
+   * runs it again); everything journaled stays.
+   */
   async close(): Promise<void> {
+    this.closing = true;
     const c = this.current;
     if (!c) return;
-    if (c.held.kind === 'live') c.held.run.requestStop();
-    await c.sessionsDone?.catch(() => undefined);
+    if (c.flushTimer) clearTimeout(c.flushTimer);
     await this.exclusive(() => this.release(c));
+    await c.sessionsDone?.catch(() => undefined);
     if (c.held.kind === 'disk' && c.held.poll) clearInterval(c.held.poll);
   }
 
@@ -331,7 +337,7 @@ export class RunManager {
       } catch (error) {
         c.phase = 'failed';
         c.error = (error as Error).message;
-        this.options.events.log('error', `The run failed: ${c.error}`);
+        if (!this.closing) this.options.events.log('error', `The run failed: ${c.error}`);
       }
       // A stopped or failed run lets its engines go; a complete one keeps its
       // gate open, so a candidate still awaiting confirmation can be decided at once.
