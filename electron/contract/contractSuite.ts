@@ -249,6 +249,29 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(await harness.api.liveRuns.current()).toEqual({ run: null });
     });
 
+    test('liveRuns.start runs the embedded recipe (its first session here): the run streams reset, then patches, to completion', async () => {
+      const patches: RunPatch[] = [];
+      const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
+      const started = await harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 1 });
+      expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 1, completed: 0 } });
+      expect(started.header.runDir.startsWith(runsDir)).toBe(true);
+      // Only one run is live at a time.
+      await expect(harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
+      await expect.poll(async () => (await harness.api.liveRuns.current()).run?.header.phase, { timeout: 170_000, interval: 1000 }).toBe('completed');
+      const { run } = await harness.api.liveRuns.current();
+      expect(run?.header.sessions).toMatchObject({ planned: 1, completed: 1 });
+      const session = run!.sessions[0]!;
+      expect(session.session).toBe(0);
+      expect(session.curve.first_reply_chars).toBe([...session.firstReply].length);
+      expect(session.curve.accept).toBe(session.verdict.accepted ? 1 : 0);
+      expect(session.version).toBe('base');
+      await expect.poll(() => patches.some((p) => p.header.phase === 'completed')).toBe(true);
+      expect(patches[0]?.reset).toBe(true);
+      expect(patches.filter((p) => p.reset)).toHaveLength(1);
+      expect(patches.flatMap((p) => p.sessions.map((x) => x.session))).toContain(0);
+      off();
+    }, 180_000);
+
     test('liveRuns.open: a run id is a folder name, never a path; a folder that is no run is not-found', async () => {
       for (const where of [{ runId: '../etc' }, { runId: '.hidden' }, { runId: 'a/b' }, {}]) {
         expect(await harness.rawInvoke('liveRuns.open', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
@@ -260,7 +283,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('liveRuns.list and open: a run folder with a candidate awaiting confirmation, its rounds and evidence', async () => {
       await cp(await preparedRun(), join(runsDir, PREPARED_RUN_ID), { recursive: true });
       const { runs } = await harness.api.liveRuns.list();
-      expect(runs).toEqual([expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null })]);
+      expect(runs).toHaveLength(2);
+      expect(runs).toContainEqual(expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null }));
+      // The run the test before started here, complete, still held by this lab (its gate stays open).
+      expect(runs).toContainEqual(expect.objectContaining({ recipeName: 'embedded-gsm8k-style', sessionsCompleted: 1, sessionsPlanned: 1, completed: true, heldBy: process.pid }));
       const view = await harness.api.liveRuns.open({ runId: PREPARED_RUN_ID });
       expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
       expect(view.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
