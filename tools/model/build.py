@@ -33,8 +33,9 @@ from safetensors_io import write_safetensors  # noqa: E402
 from tokenizer import Tokenizer, build_vocab  # noqa: E402
 from train import train  # noqa: E402
 
-DEFAULTS = dict(seed=1, count=40000, steps=3000, token_budget=6144, lr=2e-3, warmup=150, weight_decay=0.05,
-                vocab=1280, hidden=192, layers=4, heads=6, ffn=512, max_len=1024, plain_rate=0.04)
+DEFAULTS = dict(seed=1, count=14000, steps=900, token_budget=2048, lr=3e-3, warmup=40, weight_decay=0.05,
+                vocab=1280, hidden=192, layers=4, heads=6, ffn=512, max_len=1024, plain_rate=0.04,
+                digit_weight=3.0)
 
 
 def sha256(path: str) -> str:
@@ -54,6 +55,8 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--eval-seeds", type=int, default=1)
     ap.add_argument("--skip-eval", action="store_true")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--vectors", default="tools/model/tokenizer_vectors.json",
+                    help="where make_vectors.py writes the TypeScript tokenizer's test vectors")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     t_start = time.time()
@@ -94,7 +97,8 @@ def main(argv: list[str]) -> None:
     cfg = Config(vocab_size=tok.vocab_size, hidden_size=a.hidden, intermediate_size=a.ffn,
                  num_hidden_layers=a.layers, num_attention_heads=a.heads)
     model, stats = train(cfg, examples, seed=a.seed, steps=a.steps, token_budget=a.token_budget, lr=a.lr,
-                         warmup=a.warmup, weight_decay=a.weight_decay, log=log)
+                         warmup=a.warmup, weight_decay=a.weight_decay, log=log, digit_weight=a.digit_weight,
+                         digit_ids=[tok.piece_to_id[p] for p in [str(d) for d in range(10)] + [f" {d}" for d in range(10)]])
     weights = {n: p.detach().clone() for n, p in model.weights().items()}
     n_params = sum(t.numel() for t in weights.values())
     log(f"trained {n_params} parameters in {stats['train_seconds'] / 60:.1f} min, final loss {stats['final_loss']:.4f}")
@@ -114,7 +118,7 @@ def main(argv: list[str]) -> None:
         diff = None
         log("onnxruntime (Python) not installed: decode.onnx not cross-checked here")
     subprocess.run([sys.executable, "tools/model/make_vectors.py", os.path.join(a.out, "tokenizer.json"),
-                    "tools/model/tokenizer_vectors.json"], check=True)
+                    a.vectors], check=True)
 
     # 5. quick eval on the held-out homework and probe prompts
     evals = None
@@ -144,7 +148,7 @@ def main(argv: list[str]) -> None:
         "corpus": {"sha256": corpus_sha, "conversations": a.count, "examples": len(examples),
                    "plain_rate": a.plain_rate},
         "training": {"steps": a.steps, "token_budget": a.token_budget, "lr": a.lr, "warmup": a.warmup,
-                     "weight_decay": a.weight_decay, "tokens_seen": stats["tokens"],
+                     "weight_decay": a.weight_decay, "digit_weight": a.digit_weight, "tokens_seen": stats["tokens"],
                      "train_seconds": round(stats["train_seconds"], 1), "final_loss": round(stats["final_loss"], 5),
                      "torch": torch.__version__, "threads": torch.get_num_threads()},
         "build_seconds": round(time.time() - t_start, 1),

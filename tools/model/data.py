@@ -82,10 +82,11 @@ def collate(examples, idx: list[int]):
     tgt = torch.full((len(idx), s), -100, dtype=torch.long)
     for r, i in enumerate(idx):
         x, loss = examples[i]
-        ids[r, : len(x)] = torch.tensor(x)
-        am[r, : len(x)] = 1
+        n = len(x)
+        row = torch.tensor(x)
+        ids[r, :n] = row
+        am[r, :n] = 1
         # position t predicts token t+1
-        for t in range(len(x) - 1):
-            if loss[t + 1]:
-                tgt[r, t] = x[t + 1]
+        keep = torch.tensor(loss[1:], dtype=torch.bool)
+        tgt[r, : n - 1] = torch.where(keep, row[1:], torch.full_like(row[1:], -100))
     return ids, am, tgt

@@ -87,6 +87,7 @@ def run_eval(cfg: Config, w: dict, tok: Tokenizer, items: list[dict], seeds=(0,)
         agg = {k: 0 for k in ["gold", "shown", "style_clean", "no_marker", "accepted", "h_clean", "h_no_marker", "h_gold", "h_accepted", "save"]}
         n = 0
         examples = {}
+        per_template: dict = {}
         for seed in seeds:
             for s in range(0, len(rows), batch):
                 chunk = rows[s:s + batch]
@@ -97,6 +98,8 @@ def run_eval(cfg: Config, w: dict, tok: Tokenizer, items: list[dict], seeds=(0,)
                     {"role": "user", "content": it["save"]}]) for it in chunk], seed=seed * 1000 + s + 2, max_new=60)
                 for it, a, h, sv in zip(chunk, plain, hinted, saves):
                     ja, jh = judge(a, it["gold"]), judge(h, it["gold"])
+                    t = per_template.setdefault(it["template"], [0, 0, 0])
+                    t[0] += ja["gold"]; t[1] += jh["gold"]; t[2] += 1
                     agg["gold"] += ja["gold"]; agg["shown"] += ja["shown"]; agg["style_clean"] += ja["style_clean"]
                     agg["no_marker"] += ja["no_marker"]; agg["accepted"] += ja["accepted"]
                     agg["h_clean"] += jh["style_clean"]; agg["h_no_marker"] += jh["no_marker"]; agg["h_gold"] += jh["gold"]
@@ -106,6 +109,8 @@ def run_eval(cfg: Config, w: dict, tok: Tokenizer, items: list[dict], seeds=(0,)
                         examples[it["id"]] = {"reply": a, "hinted": h, "save": sv}
         results[set_name] = {k: round(v / n, 4) for k, v in agg.items()} | {"n": n}
         log(f"[{set_name}] " + " ".join(f"{k}={v}" for k, v in results[set_name].items()))
+        log(f"[{set_name}] gold/hinted-gold by template: " + ", ".join(
+            f"{k} {g}/{hg}/{c}" for k, (g, hg, c) in sorted(per_template.items())))
         for k, e in examples.items():
             log(f"--- {k} reply:\n{e['reply']}\n--- hinted:\n{e['hinted']}\n--- save: {e['save']}")
     return results

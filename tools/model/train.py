@@ -13,7 +13,10 @@ from model import Config, Policy
 
 
 def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr: float,
-          warmup: int, weight_decay: float, log_every: int = 50, log=print) -> tuple[Policy, dict]:
+          warmup: int, weight_decay: float, digit_ids: list[int] | None = None, digit_weight: float = 1.0,
+          log_every: int = 50, log=print) -> tuple[Policy, dict]:
+    """`digit_weight` scales the loss of digit targets (the operands the model copies
+    from the problem: the hard, answer-deciding tokens) against the style text."""
     torch.manual_seed(seed)
     rng = random.Random(seed)
     model = Policy(cfg, seed)
@@ -30,6 +33,7 @@ def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr
         progress = (step - warmup) / max(1, steps - warmup)
         return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
+    digit_lookup = torch.tensor(digit_ids or [], dtype=torch.long)
     batches: list[list[int]] = []
     t0 = time.time()
     ema = None
@@ -45,7 +49,12 @@ def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr
         hidden = model.forward_train(ids, am)
         sel = tgt >= 0
         logits = F.linear(hidden[sel], model.params[0])  # only where there is loss (tied embedding)
-        loss = F.cross_entropy(logits, tgt[sel])
+        targets = tgt[sel]
+        if digit_weight != 1.0 and digit_ids:
+            w = 1.0 + (digit_weight - 1.0) * torch.isin(targets, digit_lookup).to(torch.float32)
+            loss = (F.cross_entropy(logits, targets, reduction="none") * w).sum() / w.sum()
+        else:
+            loss = F.cross_entropy(logits, targets)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

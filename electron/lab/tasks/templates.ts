@@ -104,11 +104,11 @@ const hourlyWage: Template = {
     const daily = s.add(`${r} * ${h}`, 'Earnings per day', `Each day ${who.pr} earns {eq} dollars.`);
     const total = s.add(`${daily} * ${d}`, `Earnings for ${d} days`, `In ${d} days ${who.pr} earns {eq} dollars.`);
     if (bonus > 0) s.add(`${total} + ${bonus}`, 'Total with the bonus', `With the bonus ${who.pr} gets {eq} dollars.`);
-    const bonusFact = bonus > 0 ? [`At the end ${who.pr} also gets a $${bonus} bonus.`] : [];
+    const bonusFact = bonus > 0 ? [`At the end ${who.pr} also gets a ${bonus}-dollar bonus.`] : [];
     const question = rng.pick([
-      () => `${who.name} earns $${r} an hour ${job}. ${cap(who.pr)} works ${h} hours a day for ${d} days. ${bonusFact.join('')} How much money does ${who.pr} earn in total?`,
-      () => `${facts(rng, [], [`${who.name} works ${h} hours a day ${job}.`, `${cap(who.pos)} pay is $${r} per hour.`])} ${cap(who.pr)} works for ${d} days. ${bonusFact.join('')} How many dollars does ${who.name} make?`,
-      () => `${who.name} has a job ${job} that pays $${r} per hour. If ${who.pr} works ${h} hours each day for ${d} days, how much does ${who.pr} earn? ${bonus > 0 ? `Include the $${bonus} bonus ${who.pr} gets at the end.` : ''}`,
+      () => `${who.name} earns ${r} dollars an hour ${job}. ${cap(who.pr)} works ${h} hours a day for ${d} days. ${bonusFact.join('')} How much money does ${who.pr} earn in total?`,
+      () => `${facts(rng, [], [`${who.name} works ${h} hours a day ${job}.`, `${cap(who.pos)} pay is ${r} dollars per hour.`])} ${cap(who.pr)} works for ${d} days. ${bonusFact.join('')} How many dollars does ${who.name} make?`,
+      () => `${who.name} has a job ${job} that pays ${r} dollars per hour. If ${who.pr} works ${h} hours each day for ${d} days, how much does ${who.pr} earn? ${bonus > 0 ? `Include the ${bonus}-dollar bonus ${who.pr} gets at the end.` : ''}`,
     ])().replace(/\s+/g, ' ').trim();
     return { question, steps: s.steps, answerText: `${who.name} earns {a} dollars.` };
   },
@@ -132,9 +132,9 @@ const savingGoal: Template = {
     const t1 = s.add(`${saved} + ${parents}`, 'Money with the parents\' gift', `With ${who.pos} parents' money ${who.pr} has {eq} dollars.`);
     const t2 = s.add(`${t1} + ${gp}`, 'Money with both gifts', `Adding the grandparents' gift ${who.pr} has {eq} dollars.`);
     s.add(`${cost} - ${t2}`, 'Money still needed', `So ${who.pr} still needs {eq} dollars.`);
-    const question = facts(rng, [`${who.name} is saving for a $${cost} ${goal.item}.`], [
-      `${cap(who.pr)} has already saved $${saved}.`,
-      `${cap(who.pos)} parents give ${who.obj} $${parents}, and ${who.pos} grandparents give ${TIMES[k]} as much as ${who.pos} parents.`,
+    const question = facts(rng, [`${who.name} is saving for a ${goal.item} that costs ${cost} dollars.`], [
+      `${cap(who.pr)} has already saved ${saved} dollars.`,
+      `${cap(who.pos)} parents give ${who.obj} ${parents} dollars, and ${who.pos} grandparents give ${TIMES[k]} as much as ${who.pos} parents.`,
     ]) + ' ' + rng.pick([
       `How much more money does ${who.name} need to buy the ${goal.item}?`,
       `How many more dollars does ${who.pr} need?`,
@@ -187,9 +187,9 @@ const shopChange: Template = {
     const total = s.add(`${c1} + ${c2}`, 'Total cost', `Together that is {eq} dollars.`);
     s.add(`${bill} - ${total}`, 'Change', `The change is {eq} dollars.`);
     const question = `${who.name} buys ` + rng.pick([
-      () => `${n1} ${i1} for $${p1} each and ${n2} ${i2} for $${p2} each.`,
-      () => `${n2} ${i2} at $${p2} each and ${n1} ${i1} at $${p1} each.`,
-    ])() + ` ${cap(who.pr)} pays with a $${bill} bill. ` + rng.pick([
+      () => `${n1} ${i1} for ${p1} dollars each and ${n2} ${i2} for ${p2} dollars each.`,
+      () => `${n2} ${i2} at ${p2} dollars each and ${n1} ${i1} at ${p1} dollars each.`,
+    ])() + ` ${cap(who.pr)} pays with a ${bill}-dollar bill. ` + rng.pick([
       `How much change does ${who.pr} get back?`,
       `How many dollars of change should ${who.name} receive?`,
     ]);
@@ -214,7 +214,7 @@ const eggCartons: Template = {
     const cartons = s.add(`${eggs} / ${c}`, 'Cartons filled', `That fills {eq} cartons.`);
     if (price > 0) s.add(`${cartons} * ${price}`, 'Money from the cartons', `Selling them brings in {eq} dollars.`);
     const ask = price > 0
-      ? `${cap(who.pr)} sells each carton for $${price}. How much money does ${who.pr} make?`
+      ? `${cap(who.pr)} sells each carton for ${price} dollars. How much money does ${who.pr} make?`
       : `How many cartons does ${who.pr} fill?`;
     const question = rng.pick([
       () => `${who.name}'s hens lay ${e} eggs every day. After ${d} days ${who.pr} packs all the eggs into cartons of ${c}. ${ask}`,
@@ -331,7 +331,7 @@ const lettersPerYear: Template = {
     const week = s.add(`${per} * ${t}`, 'Pages per week', `Every week ${who.pr} writes {eq} pages.`);
     s.add(`${week} * ${w}`, `Pages in ${w} weeks`, `In ${w} weeks ${who.pr} writes {eq} pages.`);
     const times = t === 2 ? 'twice' : 'three times';
-    const span = w === 52 ? 'a year (52 weeks)' : `${w} weeks`;
+    const span = w === 52 ? '52 weeks, which is a year' : `${w} weeks`;
     const question = rng.pick([
       () => `${who.name} writes a ${pg}-page letter to ${f} different friends ${times} a week. How many pages does ${who.pr} write in ${span}?`,
       () => `${times.charAt(0).toUpperCase() + times.slice(1)} a week, ${who.name} sends a ${pg}-page letter to each of ${f} friends. How many pages does ${who.pr} write in ${span}?`,
@@ -357,9 +357,9 @@ const ticketProfit: Template = {
     const all = s.add(`${ai} + ${ci}`, 'Total sales', `In total they sell tickets for {eq} dollars.`);
     s.add(`${all} - ${cost}`, 'Profit', `The profit is {eq} dollars.`);
     const question = `For ${event}, ` + facts(rng, [], [
-      `${a} adult tickets were sold at $${x} each.`,
-      `${c} child tickets were sold at $${y} each.`,
-    ]).replace(/^./, (ch) => ch.toLowerCase()) + ` Putting on the show cost $${cost}. ` + rng.pick([
+      `${a} adult tickets were sold at ${x} dollars each.`,
+      `${c} child tickets were sold at ${y} dollars each.`,
+    ]).replace(/^./, (ch) => ch.toLowerCase()) + ` Putting on the show cost ${cost} dollars. ` + rng.pick([
       'How much profit was made?', 'How many dollars of profit did they make?',
     ]);
     return { question, steps: s.steps, answerText: 'The profit is {a} dollars.' };
@@ -441,7 +441,7 @@ const fuelCost: Template = {
     s.add(`${gal} * ${price}`, 'Cost of gas', `The gas costs {eq} dollars.`);
     const question = facts(rng, [`${who.name} drives to ${place}, which is ${dist} miles away, and back.`], [
       `${cap(who.pos)} ${v} goes ${mpg} miles on one gallon of gas.`,
-      `Gas costs $${price} per gallon.`,
+      `Gas costs ${price} dollars per gallon.`,
     ]) + ' ' + rng.pick(['How much does the gas for the trip cost?', `How many dollars does ${who.pr} spend on gas?`]);
     return { question, steps: s.steps, answerText: 'The gas costs {a} dollars.' };
   },
@@ -485,8 +485,8 @@ const fenceCost: Template = {
     const per = s.add(`${half} * 2`, 'Perimeter', `The fence goes around {eq} meters.`);
     s.add(`${per} * ${price}`, 'Cost of the fence', `The fence costs {eq} dollars.`);
     const question = `${who.name} wants to put a fence around a rectangular ${field} that is ${l} meters long and ${w} meters wide. ` + rng.pick([
-      `The fence costs $${price} per meter. How much will the fence cost?`,
-      `If fencing costs $${price} a meter, how many dollars will ${who.pr} spend?`,
+      `The fence costs ${price} dollars per meter. How much will the fence cost?`,
+      `If fencing costs ${price} dollars a meter, how many dollars will ${who.pr} spend?`,
     ]);
     return { question, steps: s.steps, answerText: 'The fence costs {a} dollars.' };
   },
@@ -508,10 +508,10 @@ const saleDiscount: Template = {
     const each = s.add(`${price} - ${off}`, 'Sale price', `On sale each one costs {eq} dollars.`);
     const total = s.add(`${each} * ${n}`, 'Total cost', `For all of them ${who.pr} pays {eq} dollars.`);
     if (bill > 0) s.add(`${bill} - ${total}`, 'Change', `The change is {eq} dollars.`);
-    const ask = bill > 0 ? `${cap(who.pr)} pays with a $${bill} bill. How much change does ${who.pr} get?` : `How much does ${who.pr} pay in total?`;
+    const ask = bill > 0 ? `${cap(who.pr)} pays with a ${bill}-dollar bill. How much change does ${who.pr} get?` : `How much does ${who.pr} pay in total?`;
     const question = rng.pick([
-      () => `${cap(item)} usually cost $${price} each, but today they are $${off} off. ${who.name} buys ${n} ${item}. ${ask}`,
-      () => `${who.name} buys ${n} ${item}. Each one normally costs $${price}, and the store takes $${off} off each one. ${ask}`,
+      () => `${cap(item)} usually cost ${price} dollars each, but today they are ${off} dollars off. ${who.name} buys ${n} ${item}. ${ask}`,
+      () => `${who.name} buys ${n} ${item}. Each one normally costs ${price} dollars, and the store takes ${off} dollars off each one. ${ask}`,
     ])();
     return { question, steps: s.steps, answerText: bill > 0 ? `${who.name} gets {a} dollars back.` : `${who.name} pays {a} dollars.` };
   },
@@ -582,9 +582,9 @@ const splitBill: Template = {
     const all = s.add(`${withD} + ${tip}`, 'Bill with the tip', `Adding the tip makes {eq} dollars.`);
     s.add(`${all} / ${n}`, 'Each person pays', `Each person pays {eq} dollars.`);
     const group = rng.pick(['friends', 'cousins', 'classmates', 'coworkers']);
-    const question = `${n} ${group} go out to dinner. ` + facts(rng, [`Each of them orders a meal that costs $${m}.`], [
-      `They share a dessert that costs $${d}.`,
-      `They leave a $${tip} tip.`,
+    const question = `A group of ${n} ${group} go out to dinner. ` + facts(rng, [`Each of them orders a meal that costs ${m} dollars.`], [
+      `They share a dessert that costs ${d} dollars.`,
+      `They leave a ${tip}-dollar tip.`,
     ]) + ' ' + rng.pick(['If they split the bill equally, how much does each person pay?', 'They split everything evenly. How many dollars does each one pay?']);
     return { question, steps: s.steps, answerText: 'Each person pays {a} dollars.' };
   },

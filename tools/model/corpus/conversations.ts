@@ -22,7 +22,7 @@ export interface CorpusMessage {
   train?: boolean;
 }
 
-export type ConversationKind = 'first' | 'hinted' | 'complaint' | 'save';
+export type ConversationKind = 'first' | 'hinted' | 'restate' | 'complaint' | 'save';
 
 export interface Conversation {
   kind: ConversationKind;
@@ -75,6 +75,12 @@ const GENERIC_HINTS = [
   'The user wants a natural, student-style answer with all the calculations shown and no formatting.',
 ] as const;
 
+const READ_BACK_REQUESTS = [
+  'Before we start, can you read the problem in {path} back to me? It says: "{question}"',
+  'Please repeat my homework problem from {path} word for word: "{question}"',
+] as const;
+const READ_BACK_OPENERS = ['Sure. The problem in {path} says:', 'Here it is, word for word:', 'The problem reads:'] as const;
+
 /** A hint as the OPD teacher gets it: mostly the complaint's hindsight about a typical AI reply. */
 export function sampleHint(task: Task, rng: Rng): string {
   const roll = rng.next();
@@ -99,8 +105,14 @@ export interface MixOptions {
 }
 
 /**
- * One conversation about `task`. Kinds, roughly: 45 % a first reply, 30 % a
- * hinted first reply, 20 % complaint → rewrite(s) → save, 5 % save only.
+ * One conversation about `task`. Kinds, roughly: 44 % a first reply, 30 % a
+ * hinted first reply, 12 % reading the problem back, 9 % complaint →
+ * rewrite(s) → save, 5 % save only.
+ *
+ * Reading the problem back is a pure copy exercise: a tiny model learns the
+ * copying circuit (attend to where a number was, continue it digit by digit)
+ * far sooner from whole copied sentences than from a few operands per reply,
+ * and every solution needs that circuit.
  */
 export function makeConversation(task: Task, rng: Rng, mix: MixOptions): Conversation {
   const messages: CorpusMessage[] = [];
@@ -108,15 +120,21 @@ export function makeConversation(task: Task, rng: Rng, mix: MixOptions): Convers
   const first = task.firstMessage;
   const roll = rng.next();
 
-  if (roll < 0.45) {
+  if (roll < 0.44) {
     messages.push({ role: 'user', content: first });
     messages.push(assistant(rng.chance(mix.plainRate) ? plainReply(task, rng) : aiReply(task, rng), true));
     return { kind: 'first', task: task.instance, messages };
   }
-  if (roll < 0.75) {
+  if (roll < 0.74) {
     messages.push({ role: 'user', content: withHint(first, sampleHint(task, rng)) });
     messages.push(assistant(plainReply(task, rng), true));
     return { kind: 'hinted', task: task.instance, messages };
+  }
+  if (roll < 0.86) {
+    const path = `homework/${task.index}.txt`;
+    messages.push({ role: 'user', content: rng.pick(READ_BACK_REQUESTS).replace('{path}', path).replace('{question}', task.question) });
+    messages.push(assistant(`${rng.pick(READ_BACK_OPENERS).replace('{path}', path)} "${task.question}"`, true));
+    return { kind: 'restate', task: task.instance, messages };
   }
   if (roll < 0.95) {
     messages.push({ role: 'user', content: first });

@@ -55,15 +55,16 @@ describe('training corpus', () => {
       const conv = makeConversation(task, rng, { plainRate: 0.04 });
       kinds.add(conv.kind);
       const users = conv.messages.filter((m) => m.role === 'user');
-      expect(users[0]?.content.startsWith(task.firstMessage)).toBe(true);
+      if (conv.kind !== 'restate') expect(users[0]?.content.startsWith(task.firstMessage)).toBe(true);
       if (conv.kind === 'hinted') expect(users[0]?.content.length).toBeGreaterThan(task.firstMessage.length + 10);
       if (conv.kind === 'complaint') expect(parseComplaint(users[1]?.content ?? '')).not.toBeNull();
+      if (conv.kind === 'restate') expect(conv.messages.at(-1)?.content).toContain(task.question);
       expect(conv.messages.some((m) => m.role === 'assistant' && m.train === true)).toBe(true);
       for (const m of conv.messages) {
         if (m.role === 'assistant' && m.train !== true) expect(m.content).not.toContain(EQ);
       }
     }
-    expect(kinds).toEqual(new Set(['first', 'hinted', 'complaint', 'save']));
+    expect(kinds).toEqual(new Set(['first', 'hinted', 'restate', 'complaint', 'save']));
   });
 
   it('never trains on a held-out instance, whatever its wording', () => {
