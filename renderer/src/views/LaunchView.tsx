@@ -42,9 +42,13 @@ function StartForm() {
   const form = useLaunchStore(
     useShallow((s) => ({ recipes: s.recipes, recipe: s.recipe, seed: s.seed, sessions: s.sessions, confirm: s.confirm, setSeed: s.setSeed, setSessions: s.setSessions, setConfirm: s.setConfirm })),
   );
-  const { pending, start } = useLiveRunStore(useShallow((s) => ({ pending: s.pending, start: s.start })));
+  const { pending, start, livePhase, liveRunId } = useLiveRunStore(
+    useShallow((s) => ({ pending: s.pending, start: s.start, livePhase: s.run?.header.phase ?? null, liveRunId: s.run?.header.runId ?? null })),
+  );
   const show = usePageStore((s) => s.show);
   const [invalid, setInvalid] = useState<string | null>(null);
+  // One run at a time: while one runs, Start waits (the lab would refuse it anyway).
+  const busy = livePhase === 'running' || livePhase === 'starting' || livePhase === 'stopping';
   const recipe = form.recipes.find((r) => r.id === form.recipe) ?? null;
   const submit = () => {
     if (recipe === null) return;
@@ -90,9 +94,14 @@ function StartForm() {
           </button>
         </div>
       </div>
-      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || pending !== null}>
+      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || pending !== null || busy}>
         {pending === 'start' ? 'Starting…' : 'Start run'}
       </button>
+      {busy && (
+        <p className="muted small">
+          {liveRunId} is {livePhase}; stop it on the Run page to start another.
+        </p>
+      )}
       {invalid !== null && <p className="text-bad small">{invalid}</p>}
     </form>
   );
