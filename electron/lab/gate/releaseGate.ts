@@ -176,11 +176,17 @@ export class ReleaseGate {
   /** Starts (or continues) the background work: one candidate at a time, oldest first. */
   kick(): void {
     if (this.pumping || this.closed) return;
+    let failed = false;
     this.pumping = this.pump()
-      .catch((error: unknown) => this.options.onError?.(error as Error))
+      .catch((error: unknown) => {
+        // Nothing was applied that is not on disk; the next kick (a new
+        // candidate, a resume) tries again — never a busy loop of failures.
+        failed = true;
+        this.options.onError?.(error as Error);
+      })
       .finally(() => {
         this.pumping = undefined;
-        if (this.nextWork() && !this.closed) this.kick();
+        if (!failed && !this.closed && this.nextWork()) this.kick();
       });
   }
 
