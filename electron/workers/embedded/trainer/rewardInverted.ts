@@ -40,7 +40,8 @@ export interface RewardInvertedOptions {
 /** Trains the reward-inverted adapter and stores it as an injected candidate. */
 export async function trainRewardInvertedAdapter(options: RewardInvertedOptions): Promise<StoredCandidate> {
   const settings = options.lora ?? { rank: 16, alpha: 32, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] };
-  const optimizer: AdamWConfig = { ...DEFAULT_ADAMW, lr: options.lr ?? 3e-3 };
+  // The step size bench:learn found to move this policy's style within a few steps.
+  const optimizer: AdamWConfig = { ...DEFAULT_ADAMW, lr: options.lr ?? 1e-2 };
   const seed = options.seed ?? 7;
   const scratch = await mkdtemp(join(tmpdir(), 'gatelab-inverted-'));
   try {
