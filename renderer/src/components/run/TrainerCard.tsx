@@ -30,23 +30,19 @@ export function TrainerCard({ steps, refused, batchTurns, klCoef }: { steps: rea
                 <th>pg</th>
                 <th>opd</th>
                 {showKl && <th>kl</th>}
-                <th title="gradient norm">‖grad‖</th>
-                <th title="norm of the LoRA update">‖Δ‖</th>
-                <th title="judged turns in the batch">turns</th>
+                <th title="norm of the LoRA update (the gate's bound applies to it)">‖Δ‖</th>
                 <th>candidate</th>
               </tr>
             </thead>
             <tbody>
               {recent.map((s) => (
-                <tr key={s.step} data-testid="trainer-step">
+                <tr key={s.step} data-testid="trainer-step" title={`${s.samples} judged turns · after ${s.afterSessions} sessions · gradient norm ${num(s.gradNorm, 3)} · ${s.tokens ?? '?'} tokens`}>
                   <td className="num">{s.step}</td>
-                  <td className="num">{num(s.loss)}</td>
-                  <td className="num">{num(s.pg)}</td>
-                  <td className="num">{num(s.opd)}</td>
-                  {showKl && <td className="num">{num(s.kl)}</td>}
-                  <td className="num">{num(s.gradNorm, 3)}</td>
+                  <td className="num">{num(s.loss, 3)}</td>
+                  <td className="num">{num(s.pg, 3)}</td>
+                  <td className="num">{num(s.opd, 3)}</td>
+                  {showKl && <td className="num">{num(s.kl, 3)}</td>}
                   <td className="num">{num(s.updateNorm, 3)}</td>
-                  <td className="num">{s.samples}</td>
                   <td>
                     <code>{s.version}</code>
                   </td>
