@@ -18,7 +18,6 @@
  *   npm run bench:policy -- [--seeds 3] [--limit N] [--model DIR] [--threads 2] [--concurrency 8]
  */
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +27,7 @@ import { complaintFor, confirmsSave, firstMessage, saveRequest, type ViolationKi
 import { parseTaskSet, type Task } from '../electron/lab/tasks/task';
 import { Engine } from '../electron/workers/embedded/engine';
 import { GenerateParamsSchema, type EngineChatMessage, type GenerateResult } from '../electron/workers/embedded/engineProtocol';
+import { ortThreads } from '../electron/workers/embedded/ortSession';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -36,7 +36,8 @@ const { values: args } = parseArgs({
     seeds: { type: 'string', default: '3' },
     limit: { type: 'string' },
     model: { type: 'string', default: join(root, 'assets/models/policy') },
-    threads: { type: 'string', default: String(Math.min(2, cpus().length)) },
+    /** ORT intra-op threads; the engine's default (1) batches best on two cores. */
+    threads: { type: 'string' },
     concurrency: { type: 'string', default: '8' },
     'max-tokens': { type: 'string', default: '768' },
     out: { type: 'string', default: join(root, 'bench/results/policy.json') },
@@ -188,7 +189,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const engine = await Engine.load(args.model, { maxBatch: CONCURRENCY, threads: Number(args.threads) });
+  const engine = await Engine.load(args.model, { maxBatch: CONCURRENCY, ...(args.threads === undefined ? {} : { threads: Number(args.threads) }) });
   const manifest = JSON.parse(readFileSync(join(args.model, 'manifest.json'), 'utf8')) as Record<string, unknown>;
   const sets = { homework: loadTasks('homework'), probe: loadTasks('probe') };
   const summaries: Record<string, SetSummary> = {};
@@ -222,7 +223,7 @@ async function main(): Promise<void> {
   console.log(
     `\nmarkers (homework): ${Object.entries(homework.markerRates).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}` +
       `\ntruncated at ${MAX_TOKENS} tokens: homework ${pct(homework.truncatedRate)}, probe ${pct(probe.truncatedRate)}` +
-      `\n${SEEDS} seeds, ${tokens} generated tokens in ${seconds.toFixed(0)} s (${(tokens / seconds).toFixed(0)} tok/s, batch ≤ ${CONCURRENCY}, ${args.threads} ORT threads)`,
+      `\n${SEEDS} seeds, ${tokens} generated tokens in ${seconds.toFixed(0)} s (${(tokens / seconds).toFixed(0)} tok/s, batch ≤ ${CONCURRENCY}, ${args.threads ?? ortThreads()} ORT thread(s))`,
   );
 
   mkdirSync(join(args.out, '..'), { recursive: true });
