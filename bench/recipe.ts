@@ -13,7 +13,8 @@
  *
  * Prints tables and writes bench/results/recipe.json.
  *
- *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject] [--keep DIR]
+ *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
+ *     [--recipe FILE] [--keep DIR] [--out FILE]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,6 @@ import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { runCurve } from '../electron/lab/run/runReport';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const RECIPE = path.join(ROOT, 'recipes', 'embedded-gsm8k-style.yaml');
 
 const { values: args } = parseArgs({
   options: {
@@ -34,9 +34,11 @@ const { values: args } = parseArgs({
     'inject-sessions': { type: 'string', default: '12' },
     'skip-inject': { type: 'boolean', default: false },
     keep: { type: 'string' },
+    recipe: { type: 'string', default: path.join(ROOT, 'recipes', 'embedded-gsm8k-style.yaml') },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'recipe.json') },
   },
 });
+const RECIPE = path.resolve(args.recipe);
 const seeds = args.seeds.split(',').map(Number);
 const sessions = Number(args.sessions);
 const injectSessions = Number(args['inject-sessions']);
