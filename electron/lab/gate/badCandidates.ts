@@ -3,8 +3,11 @@
 // candidate, so it meets exactly the gate every candidate meets — and must
 // end rejected with the serving pointer unchanged.
 //
-//   random-noise     Gaussian A and B scaled to just under the update-norm
-//                    bound: passes verify, wrecks the replies (the probes catch it)
+//   random-noise     Gaussian A and B at twice the update-norm bound: random
+//                    weights of a size no trainer step reaches. (Measured on
+//                    the embedded policy: noise *within* the bound leaves the
+//                    replies answered and only blurs them, so the bound is what
+//                    stops random weights, before any probe.)
 //   reward-inverted  trained by real gradient steps toward markdown (the PRM's
 //                    reward flipped); well-formed, only the probes can catch it
 //   collapsed        trained toward ending every reply at once (empty replies,
@@ -127,8 +130,8 @@ export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidate
   const healthy = () => randomTensors(ctx.spec, rng, 1e-3);
   switch (kind) {
     case 'random-noise': {
-      const std = noiseStd(ctx.spec, ctx.loraScale, 0.9 * ctx.recipe.gate.max_update_norm);
-      const stored = await putInjected(ctx, serializeSafetensors(randomTensors(ctx.spec, rng, std), metadata), `random-noise: Gaussian factors, update norm ≈ 0.9 × the bound`, base);
+      const std = noiseStd(ctx.spec, ctx.loraScale, 2 * ctx.recipe.gate.max_update_norm);
+      const stored = await putInjected(ctx, serializeSafetensors(randomTensors(ctx.spec, rng, std), metadata), `random-noise: Gaussian factors, update norm ≈ 2 × the bound`, base);
       return staged(ctx, stored, kind);
     }
     case 'nan-inf': {
