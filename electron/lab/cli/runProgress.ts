@@ -26,7 +26,9 @@ export function followRun(run: LiveRun, out: NodeJS.WriteStream = process.stdout
       case 'probe-round':
         return `gate: ${e.id} round ${e.round} ${e.passed ? 'passed' : `failed: ${e.failing.join('; ')}`}`;
       case 'candidate-awaiting-confirm':
-        return `gate: ${e.id} passed ${run.recipe.gate.rounds} rounds — awaiting confirmation (gatelab confirm --run ${run.runDir} --candidate ${e.id})`;
+        return run.recipe.gate.confirm === 'auto'
+          ? `gate: ${e.id} passed ${run.recipe.gate.rounds} rounds — confirmed automatically (confirm: auto)`
+          : `gate: ${e.id} passed ${run.recipe.gate.rounds} rounds — awaiting confirmation (gatelab confirm --run ${run.runDir} --candidate ${e.id})`;
       case 'candidate-promoted':
         return `gate: ${e.id} promoted — serving ${e.previous.version} → ${e.pointer.version}`;
       case 'candidate-rejected':
