@@ -16,12 +16,13 @@
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
  *     [--recipe FILE] [--keep DIR] [--out FILE]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { badCandidateKinds, type BadCandidateKind } from '../electron/lab/journal/journalEvents';
+import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { runCurve } from '../electron/lab/run/runReport';
 
@@ -171,9 +172,13 @@ if (!args['skip-inject']) {
   }
 }
 
+const loaded = await loadRecipe(RECIPE);
+const modelDir = loaded.recipe.policy.kind === 'embedded' ? resolveRecipePath(loaded, loaded.recipe.policy.model_dir) : '';
+const modelManifest = JSON.parse(readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')) as { built_at?: string; files?: Record<string, { sha256: string }>; eval?: unknown };
 const result = {
   bench: 'recipe',
   recipe: path.relative(ROOT, RECIPE),
+  model: { dir: modelDir, built_at: modelManifest.built_at ?? null, base_sha256: modelManifest.files?.['base.safetensors']?.sha256 ?? null, eval: modelManifest.eval ?? null },
   sessions,
   seeds: seedResults,
   median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
