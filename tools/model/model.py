@@ -199,3 +199,80 @@ class Policy(nn.Module):
         position_ids = torch.arange(s).unsqueeze(0).expand(b, s)
         empty = torch.zeros(cfg.num_hidden_layers, b, cfg.num_attention_heads, 0, cfg.head_dim)
         return forward(cfg, self.weights(), input_ids, position_ids, attention_mask, empty, empty, return_hidden=True)
+
+
+@torch.no_grad()
+def prewire_previous_token_head(model: Policy, kappa: float = 0.2, gain: float = 0.8, prev_dims: int = 32,
+                                 write_gain: float = 0.05) -> None:
+    """Initialise layer 0, head 0 as a previous-token head, inside the Llama layout.
+
+    Copying a number from the problem needs an induction circuit (a head that
+    writes "the token before me" into each position, and a later head that
+    matches it). Learned from scratch that circuit needs far more tokens than a
+    two-core build can afford, so the build starts it: every embedding gets a
+    constant component (dimension 0), which RoPE turns into a purely positional
+    query/key pair whose score peaks at relative offset -1; the head's value
+    reads token identity (dimensions 1..prev_dims) and its output writes it
+    into the last `prev_dims` residual dimensions, which the embeddings leave
+    empty. Training then adjusts everything freely; only the starting point
+    differs.
+    """
+    cfg = model.cfg
+    w = model.weights()
+    d, dh = cfg.hidden_size, cfg.head_dim
+    emb = w["model.embed_tokens.weight"]
+    emb[:, 0] = kappa
+    emb[:, d - prev_dims:] = 0.0
+    half = dh // 2
+    q = w[weight_name(0, "q")]
+    k = w[weight_name(0, "k")]
+    v = w[weight_name(0, "v")]
+    o = w[weight_name(0, "o")]
+    q[:dh].zero_()
+    k[:dh].zero_()
+    v[:dh].zero_()
+    o[:, :dh].zero_()
+    for i in range(6):  # the six fastest RoPE frequencies: a unique peak at offset -1
+        theta = cfg.rope_theta ** (-(2 * i) / dh)
+        q[i, 0] = gain
+        k[i, 0] = gain * math.cos(theta)
+        k[i + half, 0] = gain * math.sin(theta)
+    n = min(prev_dims, dh)
+    for r in range(n):
+        v[r, 1 + r] = 1.0
+        o[d - prev_dims + r, r] = write_gain  # about an embedding's own scale
+
+
+@torch.no_grad()
+def prewire_induction_head(model: Policy, prev_dims: int = 32, match_pairs: int = 6, gain: float = 6.0, out_gain: float = 32.0) -> None:
+    """Initialise layer 1, head 0 as an induction head over the previous-token head's output.
+
+    Query: the current token's identity (dimensions 1..), key: the previous
+    token written by layer 0 head 0 (the last `prev_dims` dimensions), both in
+    the slowest RoPE pairs, which barely rotate over a conversation, so the
+    score is a content match ("the token before that position is the token I
+    am on"). Value/output copy the matched position's identity back into the
+    identity dimensions, which the tied unembedding reads as "that token next".
+    """
+    cfg = model.cfg
+    w = model.weights()
+    d, dh = cfg.hidden_size, cfg.head_dim
+    half = dh // 2
+    q = w[weight_name(1, "q")]
+    k = w[weight_name(1, "k")]
+    v = w[weight_name(1, "v")]
+    o = w[weight_name(1, "o")]
+    q[:dh].zero_()
+    k[:dh].zero_()
+    v[:dh].zero_()
+    o[:, :dh].zero_()
+    slow = [half - 1 - j for j in range(match_pairs)]  # RoPE pairs with the lowest frequencies
+    r = 0
+    for i in slow:
+        for dim in (i, i + half):
+            q[dim, 1 + r] = gain
+            k[dim, d - prev_dims + r] = gain
+            r += 1
+    for r in range(min(prev_dims, dh)):
+        v[r, 1 + r] = 1.0
+        o[1 + r, r] = out_gain / dh
