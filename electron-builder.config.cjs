@@ -9,8 +9,8 @@ module.exports = {
   copyright: 'GateLab contributors',
   directories: { output: 'release', buildResources: 'assets/icons' },
   // What the app runs: the built code, its assets (reference runs, models,
-  // homework, icons) and package.json; never sources, tests or source maps.
-  files: ['dist/**/*', '!dist/**/*.map', 'assets/**/*', 'package.json'],
+  // homework, icons), the recipes and package.json; never sources, tests or source maps.
+  files: ['dist/**/*', '!dist/**/*.map', 'assets/**/*', 'recipes/**/*', 'package.json'],
   asar: true,
   // Native addons cannot be dlopen()ed from inside an archive.
   asarUnpack: ['node_modules/onnxruntime-node/**'],

@@ -73,6 +73,16 @@ if (!app.requestSingleInstanceLock()) {
   );
 
   const core = createLabCore({ assetsDir: join(root, 'assets'), version: app.getVersion(), mode: 'electron' });
+  // Stop a running run's workers cleanly before quitting (the journal already holds every event).
+  let closed = false;
+  app.on('before-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    core.close().finally(() => {
+      closed = true;
+      app.quit();
+    });
+  });
   registerLabIpc(ipcMain, core.handlers, (info) => trust.isTrusted(info), (channel, info) => {
     console.warn(`GateLab: refused IPC ${channel} from webContents ${info.sender.id} (${info.senderFrame?.url ?? 'no frame'})`);
   });

@@ -55,6 +55,8 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--eval-seeds", type=int, default=1)
     ap.add_argument("--skip-eval", action="store_true")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--checkpoint-every", type=int, default=0,
+                    help="write the weights to WORK/checkpoint.safetensors every N steps")
     ap.add_argument("--vectors", default="tools/model/tokenizer_vectors.json",
                     help="where make_vectors.py writes the TypeScript tokenizer's test vectors")
     a = ap.parse_args(argv)
@@ -96,7 +98,12 @@ def main(argv: list[str]) -> None:
     log(f"examples: {len(examples)}, tokens {sum(len(e[0]) for e in examples)}")
     cfg = Config(vocab_size=tok.vocab_size, hidden_size=a.hidden, intermediate_size=a.ffn,
                  num_hidden_layers=a.layers, num_attention_heads=a.heads)
-    model, stats = train(cfg, examples, seed=a.seed, steps=a.steps, token_budget=a.token_budget, lr=a.lr,
+    def checkpoint(model, step: int) -> None:
+        path = os.path.join(a.work, "checkpoint.safetensors")
+        write_safetensors(path, {n: p.detach().clone() for n, p in model.weights().items()}, {"format": "pt", "step": str(step)})
+        log(f"checkpoint at step {step} → {path}")
+
+    model, stats = train(cfg, examples, seed=a.seed, checkpoint=checkpoint, checkpoint_every=a.checkpoint_every, steps=a.steps, token_budget=a.token_budget, lr=a.lr,
                          warmup=a.warmup, weight_decay=a.weight_decay, log=log, digit_weight=a.digit_weight,
                          digit_ids=[tok.piece_to_id[p] for p in [str(d) for d in range(10)] + [f" {d}" for d in range(10)]])
     weights = {n: p.detach().clone() for n, p in model.weights().items()}

@@ -14,8 +14,10 @@ from model import Config, Policy
 
 def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr: float,
           warmup: int, weight_decay: float, digit_ids: list[int] | None = None, digit_weight: float = 1.0,
-          log_every: int = 50, log=print) -> tuple[Policy, dict]:
-    """`digit_weight` scales the loss of digit targets (the operands the model copies
+          log_every: int = 50, log=print, checkpoint=None, checkpoint_every: int = 0) -> tuple[Policy, dict]:
+    """`checkpoint(model, step)` is called every `checkpoint_every` steps, so a long build
+    can be inspected (or cut short) without losing its progress.
+    `digit_weight` scales the loss of digit targets (the operands the model copies
     from the problem: the hard, answer-deciding tokens) against the style text."""
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -66,4 +68,6 @@ def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr
             log(f"step {step + 1}/{steps} loss {loss.item():.4f} ema {ema:.4f} lr {lr_at(step):.2e} "
                 f"tok/s {tokens / el:.0f} elapsed {el / 60:.1f} min")
             history.append({"step": step + 1, "loss": round(loss.item(), 5), "ema": round(ema, 5)})
+        if checkpoint and checkpoint_every and (step + 1) % checkpoint_every == 0 and step + 1 < steps:
+            checkpoint(model, step + 1)
     return model, {"final_loss": ema, "train_seconds": time.time() - t0, "tokens": tokens, "history": history}

@@ -51,7 +51,8 @@ let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  server.close().then(
+  // Close the run first: its workers stop and its journal is flushed before the port goes.
+  Promise.all([core.close(), server.close()]).then(
     () => process.exit(0),
     () => process.exit(1),
   );
