@@ -51,8 +51,9 @@ describe('gatelab CLI', () => {
   }, 60_000);
 
   it('runs with manual confirmation; a person confirms from another process and serving changes', async () => {
+    // Sessions enough that the run is still going when the person confirms (it is stopped below).
     const recipe = await writeTestRecipe(root, {
-      sessions: 14,
+      sessions: 40,
       maxTurns: 3,
       maxTokens: 32,
       batchTurns: 4,
@@ -63,19 +64,21 @@ describe('gatelab CLI', () => {
       margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
     });
     const run = gatelab(['run', '--recipe', recipe, '--out', runDir]);
-    // Wait for a candidate to pass its rounds and wait for a person.
-    let waiting: string | undefined;
-    for (let i = 0; i < 600 && !waiting; i++) {
+    // Wait for a candidate to pass its rounds and wait for a person, then confirm it. A newer trainer
+    // candidate that passes its rounds supersedes an older one still waiting, so a confirmation can
+    // race with that; the refusal names it, and the person confirms the newer one.
+    let confirm: { code: number | null; stdout: string; stderr: string } | undefined;
+    for (let i = 0; i < 600 && confirm?.code !== 0; i++) {
       await new Promise((r) => setTimeout(r, 500));
       const status = await readRunStatus(runDir).catch(() => undefined);
-      waiting = status?.candidates.find((c) => c.state === 'awaiting-confirm')?.id;
+      const waiting = status?.candidates.find((c) => c.state === 'awaiting-confirm')?.id;
+      if (!waiting) continue;
+      expect((await readServingPointer(runDir))?.version).toBe('base');
+      confirm = await gatelab(['confirm', '--run', runDir, '--candidate', waiting]).done;
+      if (confirm.code !== 0) expect(confirm.stderr).toMatch(/superseded/);
     }
-    expect(waiting).toBeDefined();
-    expect((await readServingPointer(runDir))?.version).toBe('base');
-
-    const confirm = await gatelab(['confirm', '--run', runDir, '--candidate', waiting!]).done;
-    expect(confirm.code, confirm.stderr).toBe(0);
-    expect(confirm.stdout).toMatch(/serving: base → v\d+-[0-9a-f]{8}/);
+    expect(confirm?.code, confirm?.stderr).toBe(0);
+    expect(confirm!.stdout).toMatch(/serving: base → v\d+-[0-9a-f]{8}/);
     const pointer = await readServingPointer(runDir);
     expect(pointer?.version).not.toBe('base');
 

@@ -33,6 +33,17 @@ async function journal(runDir: string): Promise<{ events: JournalEvent[]; droppe
   return readJournal(path.join(runDir, 'journal.jsonl'), journalEventSchema);
 }
 
+/** Resolves 'kill' after `minMs`, once the journal holds `events` events (or 30 s have passed). */
+async function killPoint(runDir: string, events: number, minMs: number): Promise<'kill'> {
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, minMs));
+  while (Date.now() - started < 30_000) {
+    if ((await journal(runDir)).events.length >= events) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return 'kill';
+}
+
 describe('a run killed with SIGKILL at 20 random points', () => {
   let root: string;
   afterAll(async () => {
@@ -61,11 +72,13 @@ describe('a run killed with SIGKILL at 20 random points', () => {
     while (killed < KILLS) {
       const before = (await journal(runDir)).events.length;
       const proc = resume(runDir);
-      // Start-up (three engines and the trainer) takes a few seconds here, so the
-      // points spread over start-up and the run itself.
-      const delay = 3000 + rng.next() * 10_000;
-      const outcome = await Promise.race([proc.exited.then((code) => ({ exited: code })), new Promise<'timer'>((r) => setTimeout(() => r('timer'), delay))]);
-      if (outcome !== 'timer') {
+      // Kill points are drawn in the run's own progress, not in wall time (which depends on the
+      // machine): after a random short delay (so some land in start-up: three engines and the
+      // trainer), once the journal has grown by 0–2 events, or after 30 s at the latest.
+      const exited = proc.exited.then((code) => ({ exited: code }));
+      const grow = Math.floor(rng.next() * 3);
+      const outcome = await Promise.race([exited, killPoint(runDir, before + grow, 500 + rng.next() * 2500)]);
+      if (outcome !== 'kill') {
         // The run finished before this kill point: nothing left to interrupt.
         expect(outcome.exited, proc.output()).toBe(0);
         break;

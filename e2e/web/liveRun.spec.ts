@@ -102,8 +102,11 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     test.setTimeout(10 * 60_000);
     const problems = watchConsole(page);
     await page.goto(runLab.url);
-    // The lab still shows the run of the test before; the Start page is one click away.
+    // The lab still shows the run of the test before (the page switches to it once it has
+    // fetched the lab's state, so wait for that before leaving it); the Start page is one click away.
+    await expect(page.getByTestId('run-view')).toBeVisible();
     await page.getByTestId('tab-start').click();
+    await expect(page.getByTestId('start-view')).toBeVisible();
 
     // The recipes: the embedded default preselected; the Reef 7-GPU recipe listed, with why it cannot run here.
     const embedded = page.getByTestId('recipe-embedded-gsm8k-style');

@@ -135,7 +135,7 @@ describe.skipIf(!haveModel)('Engine on the embedded policy', () => {
       const n = Math.min(reply.tokenIds.length, solo.tokenIds.length);
       let same = 0;
       while (same < n && reply.tokenIds[same] === solo.tokenIds[same]) same += 1;
-      expect(same).toBeGreaterThan(Math.min(n, 20));
+      expect(same).toBeGreaterThanOrEqual(Math.min(n, 20));
       expect(maxAbsDiff(reply.logprobs.slice(0, same), solo.logprobs.slice(0, same))).toBeLessThan(1e-3);
     });
   });
