@@ -49,7 +49,9 @@ describe.skipIf(!existsSync(join(modelDir, 'manifest.json')))('engine worker pro
   it('fails the request a crash interrupts, restarts and reloads the model', async () => {
     const pid = worker.pid as number;
     const inFlight = worker.call('generate', { messages, sampling: { temperature: 1, topP: 1, topK: 0, maxTokens: 2000 } });
-    setTimeout(() => process.kill(pid, 'SIGKILL'), 100);
+    // Killed in the same tick: the call is already pending, and a short reply
+    // cannot finish first (a timer here raced replies that end in < 100 ms).
+    process.kill(pid, 'SIGKILL');
     await expect(inFlight).rejects.toMatchObject({ code: 'crashed' });
     const loadsBefore = loads;
     const reply = await worker.call('generate', { messages, seed: 4 });
