@@ -3,16 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { FIXTURE_DIR, REFERENCE_DIR, REFERENCE_ID, SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './labServer';
-
-/** Console errors and CSP violations seen by the page; the tests assert there are none. */
-function watchConsole(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  return problems;
-}
+import { watchConsole } from './watchConsole';
 
 /** The number of vertices of each drawn line (linear paths: one M or L per point). */
 async function lineVertexCounts(page: Page): Promise<number[]> {

@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { test as base } from '@playwright/test';
-import { REPO_ROOT } from '../paths';
+import { startBrowserMode } from './browserMode';
 
 export interface LabProcess {
   /** The URL with the launch token, as printed. */
@@ -13,49 +9,13 @@ export interface LabProcess {
   output: () => string;
 }
 
-/**
- * Starts the real browser-mode server (dist/lab/browser.js, as `npm start`
- * does without Electron) on a random port, reads the URL it prints, and
- * stops it when the worker ends.
- */
-async function startLab(): Promise<{ lab: LabProcess; child: ChildProcess }> {
-  const entry = join(REPO_ROOT, 'dist', 'lab', 'browser.js');
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
-  const child = spawn(process.execPath, [entry, '--no-open', '--port', '0'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GATELAB_NO_OPEN: '1' },
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`browser mode did not print its URL in 20 s:\n${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /^GATELAB_URL=(\S+)$/m.exec(output);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`browser mode exited with ${code}:\n${output}`));
-    });
-  });
-  const parsed = new URL(url);
-  return {
-    child,
-    lab: { url, origin: parsed.origin, token: parsed.searchParams.get('token') ?? '', output: () => output },
-  };
-}
-
+/** Browser mode as `npm start` runs it, stopped when the worker ends. */
 export const test = base.extend<object, { lab: LabProcess }>({
   lab: [
     async ({}, use) => {
-      const { lab, child } = await startLab();
-      await use(lab);
+      const { child, url, output } = await startBrowserMode();
+      const parsed = new URL(url);
+      await use({ url, origin: parsed.origin, token: parsed.searchParams.get('token') ?? '', output });
       child.kill('SIGTERM');
     },
     { scope: 'worker' },

@@ -5,16 +5,7 @@ import type { Page } from '@playwright/test';
 import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
 import { REPO_ROOT, SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './runLab';
-
-/** Console errors and page errors; each test asserts there are none. */
-function watchConsole(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
-  return problems;
-}
+import { watchConsole } from './watchConsole';
 
 const completed = async (page: Page): Promise<number> => Number(await page.getByTestId('session-progress').getAttribute('data-completed'));
 

@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ProbePair, ProbeReplyView } from '../../contract';
-import { ProbeReplyView as ProbeReplyViewSchema, VerdictView } from '../../contract';
+import { ProbeReplyView as ProbeReplyViewSchema } from '../../contract';
+import { storedVerdictSchema, verdictView } from './storedVerdict';
 
 const replySchema = z.looseObject({
   taskId: z.string(),
@@ -17,14 +18,7 @@ const replySchema = z.looseObject({
   text: z.string(),
   finishReason: z.enum(['stop', 'length']),
   completionTokens: z.int().min(0),
-  verdict: z.looseObject({
-    accepted: z.boolean(),
-    reason: VerdictView.shape.reason,
-    failures: VerdictView.shape.failures,
-    markers: z.array(z.looseObject({ kind: VerdictView.shape.markers.element.shape.kind, start: z.int().min(0), end: z.int().min(0) })),
-    shownWork: z.array(z.looseObject({ start: z.int().min(0), end: z.int().min(0) })),
-    goldAt: z.looseObject({ start: z.int().min(0), end: z.int().min(0) }).nullable(),
-  }),
+  verdict: storedVerdictSchema,
 });
 
 const evidenceSchema = z.looseObject({
@@ -44,14 +38,7 @@ function replyView(r: Reply): ProbeReplyView {
     text: r.text,
     finishReason: r.finishReason,
     completionTokens: r.completionTokens,
-    verdict: {
-      accepted: v.accepted,
-      reason: v.reason,
-      failures: v.failures,
-      markers: v.markers.map((m) => ({ kind: m.kind, start: m.start, end: m.end })),
-      shownWork: v.shownWork.map((s) => ({ start: s.start, end: s.end })),
-      goldAt: v.goldAt === null ? null : { start: v.goldAt.start, end: v.goldAt.end },
-    },
+    verdict: verdictView(v),
   });
 }
 

@@ -6,23 +6,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { VerdictView } from '../../contract';
 import type { JournalEvent } from '../journal/journalEvents';
 import type { SessionDetail } from './runView';
+import { storedVerdictSchema, verdictView } from './storedVerdict';
 
 const transcriptSchema = z.looseObject({
   task: z.looseObject({ id: z.string(), question: z.string(), answer: z.number() }),
   turns: z
     .array(z.looseObject({ reply: z.string(), version: z.string(), nextState: z.string().nullable() }))
     .min(1),
-  firstVerdict: z.looseObject({
-    accepted: z.boolean(),
-    reason: VerdictView.shape.reason,
-    failures: VerdictView.shape.failures,
-    markers: z.array(z.looseObject({ kind: VerdictView.shape.markers.element.shape.kind, start: z.int().min(0), end: z.int().min(0) })),
-    shownWork: z.array(z.looseObject({ start: z.int().min(0), end: z.int().min(0) })),
-    goldAt: z.looseObject({ start: z.int().min(0), end: z.int().min(0) }).nullable(),
-  }),
+  firstVerdict: storedVerdictSchema,
 });
 
 type SessionEvent = Extract<JournalEvent, { type: 'session-completed' }>;
@@ -43,14 +36,7 @@ export async function readSessionDetail(runDir: string, event: SessionEvent): Pr
     firstReply: first.reply,
     version: first.version,
     reaction: first.nextState,
-    verdict: {
-      accepted: v.accepted,
-      reason: v.reason,
-      failures: v.failures,
-      markers: v.markers.map((m) => ({ kind: m.kind, start: m.start, end: m.end })),
-      shownWork: v.shownWork.map((s) => ({ start: s.start, end: s.end })),
-      goldAt: v.goldAt === null ? null : { start: v.goldAt.start, end: v.goldAt.end },
-    },
+    verdict: verdictView(v),
   };
 }
 
