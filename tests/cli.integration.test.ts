@@ -50,7 +50,8 @@ describe('gatelab CLI', () => {
     expect(stderr).toMatch(/bad\.yaml:\d+:\d+ gate\.rounds: /);
   }, 60_000);
 
-  it('runs with manual confirmation; a person confirms from another process and serving changes', async () => {
+  // One retry: whether a candidate passes three sampled probe rounds in time is a matter of chance with this base.
+  it('runs with manual confirmation; a person confirms from another process and serving changes', { timeout: 900_000, retry: 1 }, async () => {
     // Sessions enough that the run is still going when the person confirms (it is stopped below).
     const recipe = await writeTestRecipe(root, {
       sessions: 40,
@@ -94,7 +95,7 @@ describe('gatelab CLI', () => {
     expect(stopped.code, stopped.stderr).toBe(0);
     const journal = await readFile(path.join(runDir, 'journal.jsonl'), 'utf8');
     expect(journal).toContain(`"versions":["${pointer!.version}"`);
-  }, { timeout: 900_000, retry: 1 }); // a retry: whether a candidate passes three sampled probe rounds in time is a matter of chance with this base
+  });
 
   it('status --json names the pointer and every candidate with its state and reason', async () => {
     const { code, stdout } = await gatelab(['status', '--run', runDir, '--json']).done;
