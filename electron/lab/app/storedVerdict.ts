@@ -10,7 +10,7 @@ export const storedVerdictSchema = z.looseObject({
   accepted: z.boolean(),
   reason: VerdictView.shape.reason,
   failures: VerdictView.shape.failures,
-  markers: z.array(z.looseObject({ kind: VerdictView.shape.markers.element.shape.kind, start: z.int().min(0), end: z.int().min(0) })),
+  markers: z.array(span.extend({ kind: VerdictView.shape.markers.element.shape.kind })),
   shownWork: z.array(span),
   goldAt: span.nullable(),
 });
