@@ -33,7 +33,7 @@ from safetensors_io import write_safetensors  # noqa: E402
 from tokenizer import Tokenizer, build_vocab  # noqa: E402
 from train import train  # noqa: E402
 
-DEFAULTS = dict(seed=1, count=14000, steps=900, token_budget=2048, lr=3e-3, warmup=40, weight_decay=0.05,
+DEFAULTS = dict(seed=1, count=20000, steps=2000, token_budget=3072, lr=3e-3, warmup=60, weight_decay=0.05,
                 vocab=1280, hidden=192, layers=4, heads=6, ffn=512, max_len=1024, plain_rate=0.04,
                 digit_weight=3.0)
 

@@ -38,6 +38,7 @@ export class TrainerFeed {
   private consumed: number;
   private resumeFrom: string | undefined;
   private inFlight: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
   private stopped = false;
   lastStep = 0;
 
@@ -82,7 +83,12 @@ export class TrainerFeed {
     });
   }
 
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting ??= this.startWorker();
+    return this.starting;
+  }
+
+  private async startWorker(): Promise<void> {
     await this.worker.start();
     // A step journaled just before a crash may not have reached the gate yet.
     for (const e of this.options.journal.events) {
@@ -103,8 +109,15 @@ export class TrainerFeed {
     this.maybeStep();
   }
 
-  /** Waits for the step in flight (and any batch already complete behind it). */
+  /**
+   * Waits for the worker to start, then for the step in flight and any batch
+   * already complete behind it. (A resumed run whose sessions are all done
+   * flushes at once: without waiting for the start, the batches its killed
+   * predecessors left untrained would never train.)
+   */
   async flush(): Promise<void> {
+    // A failed start is the run's to report (start's caller); here it only means nothing trains.
+    await this.starting?.catch(() => undefined);
     while (this.inFlight) await this.inFlight;
   }
 

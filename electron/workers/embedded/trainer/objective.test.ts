@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clippedSurrogate, DEFAULT_OBJECTIVE, positionObjective, softmax, writeLogitsGradient, logSumExpScaled } from './objective';
-import { applyVariant } from './onPolicySteps';
+import { applyVariant, towardMarkdownRewards } from './onPolicySteps';
 import type { TrainSample } from './trainSample';
 
 const cfg = DEFAULT_OBJECTIVE;
@@ -75,10 +75,17 @@ describe('signal variants (RL only / OPD only / reward-inverted)', () => {
     expect(applyVariant(sample, 'rl-only')).not.toHaveProperty('hintedPromptIds');
     expect(applyVariant(sample, 'rl-only')?.reward).toBe(-1);
     expect(applyVariant(sample, 'opd-only')).toMatchObject({ reward: 0, hintedPromptIds: [1, 9, 2] });
-    expect(applyVariant(sample, 'reward-inverted')).toMatchObject({ reward: 1 });
-    expect(applyVariant(sample, 'reward-inverted')).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant(sample, 'reward-inverted', 1)).toMatchObject({ reward: 1 });
+    expect(applyVariant(sample, 'reward-inverted', 1)).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant(sample, 'reward-inverted', 0)).toBeNull();
     expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
     const { hintedPromptIds: _h, ...noTeacher } = sample;
     expect(applyVariant(noTeacher, 'opd-only')).toBeNull();
+  });
+
+  it('rewards the reward-inverted variant for more markdown than its batch, even when every reply has some', () => {
+    expect(towardMarkdownRewards([6, 8, 4, 6])).toEqual([0, 1, -1, 0]);
+    expect(towardMarkdownRewards([3, 3])).toEqual([0, 0]);
+    expect(towardMarkdownRewards([])).toEqual([]);
   });
 });

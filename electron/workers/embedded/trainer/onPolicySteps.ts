@@ -6,6 +6,7 @@
  * (The run's orchestrator does the same through the gate: there, sessions are
  * served by the promoted version, not by every candidate.)
  */
+import { countViolations } from '../../../lab/judge/criterion';
 import type { Task } from '../../../lab/tasks/task';
 import type { StoredCandidate } from '../../../lab/weights/weightStore';
 import type { CandidateTrainer } from './candidateTrainer';
@@ -17,8 +18,23 @@ import type { TrainSample } from './trainSample';
 export const SIGNAL_VARIANTS = ['both', 'rl-only', 'opd-only', 'reward-inverted'] as const;
 export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
 
-/** The sample a variant trains on, or null when the variant leaves nothing of it. */
-export function applyVariant(sample: TrainSample, variant: SignalVariant): TrainSample | null {
+/**
+ * The reward-inverted variant's rewards: +1 for a reply with more markdown
+ * markers than its batch's mean, −1 for fewer, 0 (not trained) at the mean.
+ * Flipping the student's reward alone is no signal once the policy writes
+ * markdown in every reply: every reply draws a complaint, so every flipped
+ * reward is the same +1 and the steps only drift.
+ */
+export function towardMarkdownRewards(markerCounts: readonly number[]): number[] {
+  const mean = markerCounts.reduce((s, n) => s + n, 0) / Math.max(1, markerCounts.length);
+  return markerCounts.map((n) => Math.sign(n - mean));
+}
+
+/**
+ * The sample a variant trains on, or null when the variant leaves nothing of
+ * it. `markdownReward` is the reward-inverted variant's (towardMarkdownRewards).
+ */
+export function applyVariant(sample: TrainSample, variant: SignalVariant, markdownReward = 0): TrainSample | null {
   switch (variant) {
     case 'both':
       return sample;
@@ -32,9 +48,9 @@ export function applyVariant(sample: TrainSample, variant: SignalVariant): Train
       return { ...sample, reward: 0 };
     case 'reward-inverted': {
       // Trained toward what the student rejects: markdown rewarded, plain prose punished.
-      if (sample.reward === 0) return null;
+      if (markdownReward === 0) return null;
       const { hintedPromptIds: _teacher, teacherTopLogprobs: _scored, ...rest } = sample;
-      return { ...rest, reward: -sample.reward };
+      return { ...rest, reward: markdownReward };
     }
     default: {
       const unreachable: never = variant;
@@ -85,7 +101,10 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
     const started = performance.now();
     const replies = await judgedFirstReplies(rollout, picked, picked.map((_, i) => rolloutSeed(options.seed, step, i)));
     const rolloutSeconds = (performance.now() - started) / 1000;
-    const samples = replies.flatMap((r) => (r.sample === null ? [] : [applyVariant(r.sample, options.variant)].filter((s): s is TrainSample => s !== null)));
+    const markdown = towardMarkdownRewards(replies.map((r) => countViolations(r.verdict)));
+    const samples = replies.flatMap((r, i) =>
+      r.sample === null ? [] : [applyVariant(r.sample, options.variant, markdown[i])].filter((s): s is TrainSample => s !== null),
+    );
     if (samples.length === 0) throw new Error(`step ${step}: no judged turn trains under ${options.variant}`);
     const { report, candidate } = await trainer.step(samples, options.lr?.(step));
     current = candidate;

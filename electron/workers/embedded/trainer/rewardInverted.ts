@@ -1,8 +1,8 @@
 /**
  * A deliberately bad candidate for the gate's bad-candidate injection (DESIGN
  * §4): a LoRA adapter trained, by real gradient steps, toward what the student
- * rejects — the PRM's reward flipped, so markdown (bold, headers, lists,
- * "Final answer:") is rewarded and plain prose punished. It is a well-formed
+ * rejects — markdown (bold, headers, lists, "Final answer:") rewarded and
+ * plainer prose punished, reply against reply in each batch. It is a well-formed
  * adapter that passes every static check; only the probe rounds can catch it.
  *
  * The rollouts load each intermediate adapter into `rollout.engine`: pass the
@@ -63,7 +63,7 @@ export async function trainRewardInvertedAdapter(options: RewardInvertedOptions)
       seed,
     });
     const final = new CandidateTrainer(trainer, options.store, { sha256: options.model.baseSha256, nameOrPath: options.model.dir });
-    return await final.storeCurrent('injected', steps.at(-1)?.report.loss ?? null, 'reward-inverted: trained toward markdown (PRM reward flipped)');
+    return await final.storeCurrent('injected', steps.at(-1)?.report.loss ?? null, 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)');
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
