@@ -1,7 +1,7 @@
 // A real run of the embedded recipe, shortened: real engines (serving and
 // probe, separate processes), the real gateway over HTTP, the real trainer
 // worker, the real gate. Checks the run's contract, not the model's quality.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,4 +115,50 @@ describe('a run of the embedded recipe (shortened)', () => {
     expect(summary.wall_seconds).toBeGreaterThan(0);
     expect(typeof summary.rejections).toBe('object');
   });
+});
+
+// A crash after the last session was journaled and before the trainer took the
+// steps its turns were owed: the resumed run has no session left to run, and
+// must still train those turns before it completes.
+describe('a resumed run whose sessions are all done', () => {
+  let root: string;
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('trains the batches its predecessor left untrained, then completes', async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'gatelab-run-untrained-'));
+    // Manual confirmation: nothing is promoted, so every session was served by base and the pointer stays base.
+    const recipe = await writeTestRecipe(root, { sessions: 3, maxTurns: 3, maxTokens: 48, batchTurns: 4, probeProblems: 2, probeMaxTokens: 64, confirm: 'manual' });
+    const runDir = await createRun(recipe, path.join(root, 'run'), {});
+    const first = await LiveRun.open(runDir);
+    try {
+      await first.runSessions();
+    } finally {
+      await first.close();
+    }
+    // The journal as that crash leaves it: the run and its sessions, no trainer step or gate event yet.
+    const journalFile = path.join(runDir, 'journal.jsonl');
+    const kept = (await readFile(journalFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as JournalEvent)
+      .filter((e) => e.type === 'run-started' || e.type === 'session-completed')
+      .map((e, seq) => ({ ...e, seq }));
+    await writeFile(journalFile, kept.map((e) => JSON.stringify(e) + '\n').join(''));
+    const samples = kept.reduce((n, e) => n + (e.type === 'session-completed' ? e.samples.count : 0), 0);
+    expect(samples).toBeGreaterThanOrEqual(4);
+
+    const resumed = await LiveRun.open(runDir);
+    try {
+      await resumed.runSessions();
+      const events = resumed.journal.events;
+      const steps = events.filter((e) => e.type === 'trainer-step');
+      expect(steps.map((e) => e.samplesThrough)).toEqual(Array.from({ length: Math.floor(samples / 4) }, (_, i) => 4 * (i + 1)));
+      expect(events.filter((e) => e.type === 'session-completed')).toHaveLength(3);
+      expect(events.at(-1)?.type).toBe('run-completed');
+    } finally {
+      await resumed.close();
+    }
+  }, 600_000);
 });
