@@ -78,6 +78,7 @@ describe('signal variants (RL only / OPD only / reward-inverted)', () => {
     expect(applyVariant(sample, 'reward-inverted', 1)).toMatchObject({ reward: 1 });
     expect(applyVariant(sample, 'reward-inverted', 1)).not.toHaveProperty('hintedPromptIds');
     expect(applyVariant(sample, 'reward-inverted', 0)).toBeNull();
+    expect(() => applyVariant(sample, 'reward-inverted')).toThrow(/markdown reward/);
     expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
     const { hintedPromptIds: _h, ...noTeacher } = sample;
     expect(applyVariant(noTeacher, 'opd-only')).toBeNull();

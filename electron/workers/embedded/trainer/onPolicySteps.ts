@@ -32,9 +32,10 @@ export function towardMarkdownRewards(markerCounts: readonly number[]): number[]
 
 /**
  * The sample a variant trains on, or null when the variant leaves nothing of
- * it. `markdownReward` is the reward-inverted variant's (towardMarkdownRewards).
+ * it. `markdownReward` is the reward-inverted variant's (towardMarkdownRewards)
+ * and only that variant's.
  */
-export function applyVariant(sample: TrainSample, variant: SignalVariant, markdownReward = 0): TrainSample | null {
+export function applyVariant(sample: TrainSample, variant: SignalVariant, markdownReward?: number): TrainSample | null {
   switch (variant) {
     case 'both':
       return sample;
@@ -48,6 +49,7 @@ export function applyVariant(sample: TrainSample, variant: SignalVariant, markdo
       return { ...sample, reward: 0 };
     case 'reward-inverted': {
       // Trained toward what the student rejects: markdown rewarded, plain prose punished.
+      if (markdownReward === undefined) throw new Error('the reward-inverted variant needs the reply\'s markdown reward');
       if (markdownReward === 0) return null;
       const { hintedPromptIds: _teacher, teacherTopLogprobs: _scored, ...rest } = sample;
       return { ...rest, reward: markdownReward };
@@ -101,10 +103,11 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
     const started = performance.now();
     const replies = await judgedFirstReplies(rollout, picked, picked.map((_, i) => rolloutSeed(options.seed, step, i)));
     const rolloutSeconds = (performance.now() - started) / 1000;
-    const markdown = towardMarkdownRewards(replies.map((r) => countViolations(r.verdict)));
-    const samples = replies.flatMap((r, i) =>
-      r.sample === null ? [] : [applyVariant(r.sample, options.variant, markdown[i])].filter((s): s is TrainSample => s !== null),
-    );
+    const markdown = options.variant === 'reward-inverted' ? towardMarkdownRewards(replies.map((r) => countViolations(r.verdict))) : [];
+    const samples = replies.flatMap((r, i) => {
+      const sample = r.sample === null ? null : applyVariant(r.sample, options.variant, markdown[i]);
+      return sample === null ? [] : [sample];
+    });
     if (samples.length === 0) throw new Error(`step ${step}: no judged turn trains under ${options.variant}`);
     const { report, candidate } = await trainer.step(samples, options.lr?.(step));
     current = candidate;
