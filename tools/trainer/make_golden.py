@@ -130,12 +130,12 @@ def make_samples(g, base, lora, scale):
 
 def add_frozen_base_scores(samples, base):
     """Teacher log-probs (base, LoRA off, hinted prompt) at the old top-K ids, and base
-    log-probs (plain prompt) of the sampled tokens for the KL term."""
+    log-probs (plain prompt) over the whole vocabulary at each response position for the KL term."""
     temp = OBJECTIVE["temperature"]
     for s in samples:
         with torch.no_grad():
             lp_base = reference.response_logprobs(TINY_CONFIG, base, None, 0.0, s["promptIds"], s["responseIds"], temp)
-            s["baseLogprobs"] = lp_base.gather(1, torch.tensor(s["responseIds"])[:, None])[:, 0].tolist()
+            s["baseLogprobs"] = lp_base.tolist()
             if "hintedPromptIds" in s:
                 lp_t = reference.response_logprobs(TINY_CONFIG, base, None, 0.0, s["hintedPromptIds"], s["responseIds"], temp)
                 s["teacherTopLogprobs"] = lp_t.gather(1, torch.tensor(s["topIds"])).tolist()

@@ -11,7 +11,7 @@ Objective (DESIGN §1, docs/internals.md "The trainer objective"):
     OPD_t = sum_v over the K old top ids of -min(rho_v A_v, clip(rho_v) A_v),
             rho_v = exp(clamp(logp(v) - old_v, +-20)),
             A_v = clamp(teacher_v - old_v, +-1) * softmax_K(old)_v      (only samples with a teacher)
-    KL_t  = exp(d) - d - 1, d = clamp(base_t - logp(y_t), +-20)        (k3 estimator of KL(pi || base))
+    KL_t  = sum_v pi_t(v) (logp_t(v) - base_t(v))    (KL(pi || base) exactly, over the vocabulary)
   loss = (w_rl sum PG + w_opd sum OPD + kl_coef sum KL) / number of valid tokens in the batch.
 """
 
@@ -109,9 +109,8 @@ def objective(config, base, lora, scale, samples, cfg):
             opd = clipped_surrogate(lp.gather(1, top), old_top, adv, cfg["clipLow"], cfg["clipHigh"]).sum(-1)
             opd_sum = opd_sum + opd[valid].sum()
         if cfg["klCoef"] > 0:
-            ref = torch.tensor(s["baseLogprobs"], dtype=lp.dtype)
-            dlt = torch.clamp(ref - lp_y, -20.0, 20.0)
-            kl = torch.exp(dlt) - dlt - 1.0
+            ref = torch.tensor(s["baseLogprobs"], dtype=lp.dtype)  # [n, V]
+            kl = (lp.exp() * (lp - ref)).sum(-1)
             kl_sum = kl_sum + kl[valid].sum()
     loss = (cfg["wRl"] * pg_sum + cfg["wOpd"] * opd_sum + cfg["klCoef"] * kl_sum) / tokens
     return loss, {"pg": pg_sum / tokens, "opd": opd_sum / tokens, "kl": kl_sum / tokens, "tokens": tokens}

@@ -12,7 +12,7 @@ import type { FrozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import type { FloatArray, GraphCall, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
-import { logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
+import { klToBase, logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
 import { groupByTokenBudget, padRight } from './sequenceBatch';
 import type { TrainSample } from './trainSample';
 
@@ -30,13 +30,11 @@ export interface BatchGradients {
 
 function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number): PositionInput {
   const teacher = scores.teacherTopLogprobs?.[t];
-  const base = scores.baseLogprobs?.[t];
   return {
     sampledId: sample.responseIds[t] as number,
     oldLogprob: sample.logprobs[t] as number,
     reward: sample.reward,
     ...(teacher !== undefined ? { opd: { ids: sample.topIds[t] as number[], old: sample.topLogprobs[t] as number[], teacher } } : {}),
-    ...(base !== undefined ? { baseLogprob: base } : {}),
   };
 }
 
@@ -79,8 +77,13 @@ export async function batchGradients(
         const terms = positionObjective(logp, positionInput(sample, sampleScores, t), cfg);
         pgSum += terms.pg;
         opdSum += terms.opd;
-        klSum += terms.kl;
-        writeLogitsGradient(row, lse, cfg.temperature, terms.ids, terms.dlogp, 1 / tokens, gradLogits.subarray(offset, offset + vocab));
+        const out = gradLogits.subarray(offset, offset + vocab);
+        writeLogitsGradient(row, lse, cfg.temperature, terms.ids, terms.dlogp, 1 / tokens, out);
+        if (cfg.klCoef > 0) {
+          const baseRow = sampleScores.baseLogprobs?.[t];
+          if (baseRow === undefined) throw new Error('klCoef > 0 needs the base log-probs at every response position');
+          klSum += klToBase(row, lse, cfg.temperature, baseRow, cfg.klCoef / tokens, out);
+        }
       }
     });
     const result = await graph.run(batch, params, gradLogits);

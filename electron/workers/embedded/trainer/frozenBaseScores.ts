@@ -3,7 +3,7 @@
  * itself because it already holds the base weights and the graph:
  * - the OPD teacher: the base scoring the student's response with the hint
  *   appended to the last user message (`hintedPromptIds`), at the old top-K ids;
- * - the KL reference: the base scoring the response on the plain prompt.
+ * - the KL reference: the base's whole distribution at each response position on the plain prompt.
  * Neither depends on the adapter, so each is computed once per sample.
  */
 import type { GraphCall, LogitsSource } from './logitsSource';
@@ -14,24 +14,24 @@ import type { TrainSample } from './trainSample';
 export interface FrozenBaseScores {
   /** teacher(v) at each response position for the old top-K ids; null when the sample has no teacher. */
   readonly teacherTopLogprobs: number[][] | null;
-  /** base log-prob of each sampled token on the plain prompt; null when not asked for. */
-  readonly baseLogprobs: number[] | null;
+  /** The base's log-probs over the whole vocabulary at each response position, on the plain prompt (the KL term); null when not asked for. */
+  readonly baseLogprobs: ArrayLike<number>[] | null;
 }
 
 /**
- * Log-probs (at `temperature`) that the frozen base gives, per response
- * position, to the ids `pick(t)` — one forward pass per group of sequences.
+ * What `read` takes from the frozen base's log-probs (at `temperature`) at each
+ * response position — one forward pass per group of sequences.
  */
-async function scoreWithBase(
+async function scoreWithBase<T>(
   source: LogitsSource,
   sequences: readonly TokenSequence[],
   responseLengths: readonly number[],
-  pick: (row: number, t: number) => readonly number[],
+  read: (seqIndex: number, t: number, logprob: (id: number) => number) => T,
   temperature: number,
   maxTokensPerCall: number,
   calls: GraphCall[] | undefined,
-): Promise<number[][][]> {
-  const out: number[][][] = sequences.map(() => []);
+): Promise<T[][]> {
+  const out: T[][] = sequences.map(() => []);
   const vocab = source.shape.vocabSize;
   for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
     const batch = padRight(group.map((i) => sequences[i] as TokenSequence));
@@ -43,7 +43,7 @@ async function scoreWithBase(
         const pos = seq.responseStart - 1 + t;
         const row = logits.subarray((b * batch.time + pos) * vocab, (b * batch.time + pos + 1) * vocab);
         const lse = logSumExpScaled(row, temperature);
-        (out[seqIndex] as number[][]).push(pick(seqIndex, t).map((id) => (row[id] as number) / temperature - lse));
+        (out[seqIndex] as T[]).push(read(seqIndex, t, (id) => (row[id] as number) / temperature - lse));
       }
     });
   }
@@ -66,7 +66,7 @@ export async function frozenBaseScores(
       return { ids: [...prompt, ...s.responseIds], responseStart: prompt.length };
     }),
     teacherIndex.map((i) => lengths[i] as number),
-    (row, t) => (samples[teacherIndex[row] as number] as TrainSample).topIds[t] as number[],
+    (row, t, logprob) => ((samples[teacherIndex[row] as number] as TrainSample).topIds[t] as number[]).map(logprob),
     options.temperature,
     options.maxTokensPerCall,
     calls,
@@ -76,7 +76,7 @@ export async function frozenBaseScores(
         source,
         samples.map((s) => ({ ids: [...s.promptIds, ...s.responseIds], responseStart: s.promptIds.length })),
         lengths,
-        (row, t) => [(samples[row] as TrainSample).responseIds[t] as number],
+        (_row, _t, logprob) => Float64Array.from({ length: source.shape.vocabSize }, (_, id) => logprob(id)),
         options.temperature,
         options.maxTokensPerCall,
         calls,
@@ -86,7 +86,7 @@ export async function frozenBaseScores(
     const at = teacherIndex.indexOf(i);
     return {
       teacherTopLogprobs: at >= 0 ? (teacherScores[at] as number[][]) : (s.teacherTopLogprobs ?? null),
-      baseLogprobs: baseScores === null ? null : (baseScores[i] as number[][]).map((r) => r[0] as number),
+      baseLogprobs: baseScores === null ? null : (baseScores[i] as Float64Array[]),
     };
   });
 }

@@ -38,7 +38,7 @@ const goldenSchema = z.object({
     opd: z.number(),
     kl: z.number(),
     tokens: z.int(),
-    frozenBase: z.array(z.object({ teacherTopLogprobs: z.array(z.array(z.number())).nullable(), baseLogprobs: z.array(z.number()) })),
+    frozenBase: z.array(z.object({ teacherTopLogprobs: z.array(z.array(z.number())).nullable(), baseLogprobs: z.array(z.array(z.number())) })),
     grads: z.record(z.string(), tensorSchema),
     gradNorm: z.number(),
     adapterAfterSteps: z.record(z.string(), tensorSchema),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clippedSurrogate, DEFAULT_OBJECTIVE, positionObjective, softmax, writeLogitsGradient, logSumExpScaled } from './objective';
+import { clippedSurrogate, DEFAULT_OBJECTIVE, klToBase, logSumExpScaled, positionObjective, softmax, writeLogitsGradient } from './objective';
 import { applyVariant, towardMarkdownRewards } from './onPolicySteps';
 import type { TrainSample } from './trainSample';
 
@@ -36,15 +36,32 @@ describe('the OPD top-K term', () => {
     expect(terms.dlogp).toEqual([-(advantages[0] as number), -(advantages[1] as number), -(advantages[3] as number)].map((x) => expect.closeTo(x, 12)));
   });
 
-  it('the KL term reaches the gradient only when configured, and is reported', () => {
-    const input = { sampledId: 2, oldLogprob: -1, reward: 0, baseLogprob: -0.5 };
-    const off = positionObjective(() => -1, input, cfg);
-    expect(off.kl).toBe(0);
-    expect(off.ids).toEqual([]);
-    const on = positionObjective(() => -1, input, { ...cfg, klCoef: 0.1 });
-    expect(on.kl).toBeCloseTo(Math.exp(0.5) - 0.5 - 1, 12);
-    expect(on.dlogp[0]).toBeCloseTo(-0.1 * (Math.exp(0.5) - 1), 12);
-    expect(() => positionObjective(() => -1, { ...input, baseLogprob: undefined }, { ...cfg, klCoef: 0.1 })).toThrow(/base log-prob/);
+  it('the KL term is KL(π‖base) over the whole vocabulary, with its exact logits gradient', () => {
+    const row = Float64Array.from([0.3, -1, 2, 0.5, -0.2]);
+    const base = Float64Array.from([1, 0, -1, 0.2, 0.4]);
+    const baseRow = base.map((z) => z - logSumExpScaled(base, 1));
+    const T = 0.7;
+    const klOf = (z: Float64Array) => {
+      const lse = logSumExpScaled(z, T);
+      return z.reduce((sum, zj, j) => sum + Math.exp(zj / T - lse) * (zj / T - lse - (baseRow[j] as number)), 0);
+    };
+    const out = new Float64Array(5);
+    const kl = klToBase(row, logSumExpScaled(row, T), T, baseRow, 0.5, out);
+    expect(kl).toBeCloseTo(klOf(row), 12);
+    expect(kl).toBeGreaterThan(0);
+    for (let j = 0; j < 5; j += 1) {
+      const h = 1e-6;
+      const up = Float64Array.from(row);
+      const down = Float64Array.from(row);
+      up[j] = (up[j] as number) + h;
+      down[j] = (down[j] as number) - h;
+      expect(out[j]).toBeCloseTo((0.5 * (klOf(up) - klOf(down))) / (2 * h), 8);
+    }
+    // at the base itself the KL and its gradient vanish
+    const atBase = new Float64Array(5);
+    expect(klToBase(base, logSumExpScaled(base, 1), 1, baseRow, 1, atBase)).toBeCloseTo(0, 12);
+    for (const g of atBase) expect(g).toBeCloseTo(0, 12);
+    expect(() => klToBase(row, 0, 1, baseRow.subarray(0, 4), 1, out)).toThrow(/vocabulary/);
   });
 
   it('dLoss/dlogits sums to zero over the vocabulary (softmax invariance) and scales with 1/T', () => {
