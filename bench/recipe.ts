@@ -15,6 +15,20 @@
  *
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
  *     [--recipe FILE] [--keep DIR] [--out FILE]
+ *
+ * What the runs showed (seed 1 unless said; --keep DIR keeps the journals, whose
+ * trainer-step events carry loss, pg, opd, kl and the gradient norm):
+ * - With the k3 KL estimate the KL term reached 10–3·10^5 per token (gradient norm up
+ *   to 5·10^6) on the serving version's replies, so every clipped step followed the
+ *   KL term alone; the trainer now uses the exact KL (0.01–0.14 per token).
+ * - Exact KL, violations margin 1.0, w_rl 0.25: 8 promotions, gold held at 0.875, but
+ *   mean violations stayed 5.5–7.4: no style. With batch_turns 4 (40 steps): no style,
+ *   gold 0.375–0.5 by step 25.
+ * - The same run fed only the first replies (a diagnostic, not the design: every
+ *   judged turn trains) learns the style: pass 0.375–0.5, violations 2–2.9 by step 6–7.
+ *   So the rewrites after complaints and the save confirmations — three judged turns
+ *   in four — keep this 2 M-parameter policy from moving its first reply; bench:learn,
+ *   on first replies alone, needs 3–4 steps.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

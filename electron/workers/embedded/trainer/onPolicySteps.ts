@@ -92,6 +92,7 @@ export function rolloutSeed(seed: number, step: number, i: number): number {
   return (seed * 1_000_003 + step * 10_007 + i * 101) % 2_147_483_647;
 }
 
+/** The steps taken: fewer than `steps` when a batch left nothing to train under the variant. */
 export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPolicyStep[]> {
   const { rollout, trainer, tasks, batch } = options;
   if (tasks.length === 0) throw new Error('no tasks to roll out');
@@ -108,7 +109,9 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
       const sample = r.sample === null ? null : applyVariant(r.sample, options.variant, markdown[i]);
       return sample === null ? [] : [sample];
     });
-    if (samples.length === 0) throw new Error(`step ${step}: no judged turn trains under ${options.variant}`);
+    // Nothing left that trains under this variant (OPD only, say, once every reply
+    // passes and draws no hint): the policy stays where it is, so the run ends here.
+    if (samples.length === 0) break;
     const { report, candidate } = await trainer.step(samples, options.lr?.(step));
     current = candidate;
     await rollout.engine.setAdapter({ version: candidate.version, sha256: candidate.sha256, path: candidate.path });

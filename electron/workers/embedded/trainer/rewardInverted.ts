@@ -62,6 +62,8 @@ export async function trainRewardInvertedAdapter(options: RewardInvertedOptions)
       variant: 'reward-inverted',
       seed,
     });
+    // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
+    if (steps.length < (options.steps ?? 4)) throw new Error(`reward-inverted: step ${steps.length + 1} had no reply to train toward markdown`);
     const final = new CandidateTrainer(trainer, options.store, { sha256: options.model.baseSha256, nameOrPath: options.model.dir });
     return await final.storeCurrent('injected', steps.at(-1)?.report.loss ?? null, 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)');
   } finally {
