@@ -357,7 +357,7 @@ async function main(): Promise<void> {
           printTable([row]);
         },
       });
-      if (taken.length < STEPS) console.log(`${variant}: stopped after step ${taken.length}: every reply passed, nothing trains under ${variant}`);
+      if (taken.length < STEPS) console.log(`${variant}: stopped after step ${taken.length}: no judged turn of the next batch trains under ${variant}`);
       rows.push(...mine);
     }
 

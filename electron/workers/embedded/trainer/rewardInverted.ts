@@ -43,6 +43,7 @@ export async function trainRewardInvertedAdapter(options: RewardInvertedOptions)
   // The step size bench:learn found to move this policy's style within a few steps.
   const optimizer: AdamWConfig = { ...DEFAULT_ADAMW, lr: options.lr ?? 1e-2 };
   const seed = options.seed ?? 7;
+  const stepCount = options.steps ?? 4;
   const scratch = await mkdtemp(join(tmpdir(), 'gatelab-inverted-'));
   try {
     const trainer = new LoraTrainer(
@@ -58,12 +59,12 @@ export async function trainRewardInvertedAdapter(options: RewardInvertedOptions)
       trainer: scratchStore,
       tasks: options.tasks,
       batch: options.batch ?? 8,
-      steps: options.steps ?? 4,
+      steps: stepCount,
       variant: 'reward-inverted',
       seed,
     });
     // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
-    if (steps.length < (options.steps ?? 4)) throw new Error(`reward-inverted: step ${steps.length + 1} had no reply to train toward markdown`);
+    if (steps.length < stepCount) throw new Error(`reward-inverted: step ${steps.length + 1} had no reply to train toward markdown`);
     const final = new CandidateTrainer(trainer, options.store, { sha256: options.model.baseSha256, nameOrPath: options.model.dir });
     return await final.storeCurrent('injected', steps.at(-1)?.report.loss ?? null, 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)');
   } finally {
