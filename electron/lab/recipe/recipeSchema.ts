@@ -106,6 +106,10 @@ export const lossSchema = z.strictObject({
   opd_advantage_clamp: z.number().positive().default(1),
   entropy_coef: z.number().min(0).default(0),
   kl_coef: z.number().min(0).default(0).describe('KL to the base; when > 0 it must reach the objective and be logged'),
+  old_logprobs: z
+    .enum(['actor', 'rollout'])
+    .default('actor')
+    .describe("π_old of the ratio and the OPD advantage: 'actor' recomputes it with the trainer's weights at the step (slime's default), 'rollout' takes the serving engine's (--use-rollout-logprobs)"),
 });
 
 export const optimizerSchema = z.strictObject({

@@ -72,6 +72,7 @@ export class TrainerFeed {
             wOpd: t.loss.w_opd,
             klCoef: t.loss.kl_coef,
             opdAdvantageClamp: t.loss.opd_advantage_clamp,
+            oldLogprobs: t.loss.old_logprobs,
           },
           optimizer: { lr: t.optimizer.lr, betas: t.optimizer.betas, weightDecay: t.optimizer.weight_decay },
           seed: recipe.seed,

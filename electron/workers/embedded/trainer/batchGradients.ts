@@ -28,13 +28,16 @@ export interface BatchGradients {
   readonly grads: Map<string, Float64Array>;
 }
 
-function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number): PositionInput {
+/** `actorLogp` is the current adapter's log-prob at this position: the old one under oldLogprobs 'actor'. */
+function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number, actorLogp: ((id: number) => number) | undefined): PositionInput {
   const teacher = scores.teacherTopLogprobs?.[t];
+  const sampledId = sample.responseIds[t] as number;
+  const topIds = sample.topIds[t] as number[];
   return {
-    sampledId: sample.responseIds[t] as number,
-    oldLogprob: sample.logprobs[t] as number,
+    sampledId,
+    oldLogprob: actorLogp ? actorLogp(sampledId) : (sample.logprobs[t] as number),
     reward: sample.reward,
-    ...(teacher !== undefined ? { opd: { ids: sample.topIds[t] as number[], old: sample.topLogprobs[t] as number[], teacher } } : {}),
+    ...(teacher !== undefined ? { opd: { ids: topIds, old: actorLogp ? topIds.map(actorLogp) : (sample.topLogprobs[t] as number[]), teacher } } : {}),
   };
 }
 
@@ -74,7 +77,7 @@ export async function batchGradients(
         const row = logits.subarray(offset, offset + vocab);
         const lse = logSumExpScaled(row, cfg.temperature);
         const logp = (id: number) => (row[id] as number) / cfg.temperature - lse;
-        const terms = positionObjective(logp, positionInput(sample, sampleScores, t), cfg);
+        const terms = positionObjective(logp, positionInput(sample, sampleScores, t, cfg.oldLogprobs === 'actor' ? logp : undefined), cfg);
         pgSum += terms.pg;
         opdSum += terms.opd;
         const out = gradLogits.subarray(offset, offset + vocab);

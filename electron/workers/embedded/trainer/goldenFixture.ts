@@ -77,6 +77,8 @@ export function loadGolden(): GoldenFixture {
       wOpd: o.wOpd,
       klCoef: o.klCoef,
       opdAdvantageClamp: o.opdAdvantageClamp,
+      // The vectors give their old log-probs; the reference uses them as given.
+      oldLogprobs: 'rollout',
     },
     optimizer: { lr: golden.optimizer.lr, betas: golden.optimizer.betas, eps: golden.optimizer.eps, weightDecay: golden.optimizer.weightDecay, maxGradNorm: golden.optimizer.maxGradNorm },
     base,

@@ -24,6 +24,18 @@ export interface ObjectiveConfig {
   readonly wOpd: number;
   readonly klCoef: number;
   readonly opdAdvantageClamp: number;
+  /**
+   * Which log-probs are "old" (π_old of the ratio and of the OPD advantage):
+   * 'actor' recomputes them with the trainer's own weights at the start of
+   * the step, as slime does by default; 'rollout' takes the ones the serving
+   * engine recorded at generation (slime's --use-rollout-logprobs). With one
+   * optimizer step per batch, 'actor' puts the ratio at exactly 1, so the
+   * clip never binds. That matters behind a gate: serving lags the trainer by
+   * every unpromoted step, and with 'rollout' the clip zeroes the gradient of
+   * every token the trainer has already moved 20 % from serving, so the
+   * trainer cannot move further until a candidate is promoted.
+   */
+  readonly oldLogprobs: 'actor' | 'rollout';
 }
 
 /** DESIGN §1 reference values. */
@@ -36,6 +48,7 @@ export const DEFAULT_OBJECTIVE = {
   wOpd: 1,
   klCoef: 0,
   opdAdvantageClamp: 1,
+  oldLogprobs: 'actor',
 } as const satisfies ObjectiveConfig;
 
 /** What the objective needs at one response position. */

@@ -19,6 +19,7 @@ export const ObjectiveParamsSchema = z.strictObject({
   wOpd: z.number().min(0).default(DEFAULT_OBJECTIVE.wOpd),
   klCoef: z.number().min(0).default(DEFAULT_OBJECTIVE.klCoef),
   opdAdvantageClamp: z.number().positive().default(DEFAULT_OBJECTIVE.opdAdvantageClamp),
+  oldLogprobs: z.enum(['actor', 'rollout']).default(DEFAULT_OBJECTIVE.oldLogprobs),
 });
 
 export const OptimizerParamsSchema = z.strictObject({
