@@ -8,27 +8,31 @@
  *    the bold and list rolling rates at the last session against session 10,
  *    promotions and rejections, wall time, and the gate's time per candidate.
  * 2. One run with each of the six bad kinds injected after session 5: each
- *    must end rejected with the serving pointer unchanged, and the sessions
- *    must go on serving only promoted versions.
+ *    must end rejected and never serve (no promotion names it, no session
+ *    was served by it; the trainer's own candidates may be promoted while it
+ *    waits), and the sessions must go on serving only promoted versions.
  *
  * Prints tables and writes bench/results/recipe.json.
  *
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
  *     [--recipe FILE] [--keep DIR] [--out FILE]
  *
- * What the runs showed (seed 1 unless said; --keep DIR keeps the journals, whose
- * trainer-step events carry loss, pg, opd, kl and the gradient norm):
+ * What the runs showed (--keep DIR keeps the journals, whose trainer-step events
+ * carry loss, pg, opd, kl and the gradient norm):
  * - With the k3 KL estimate the KL term reached 10–3·10^5 per token (gradient norm up
  *   to 5·10^6) on the serving version's replies, so every clipped step followed the
  *   KL term alone; the trainer now uses the exact KL (0.01–0.14 per token).
- * - Exact KL, violations margin 1.0, w_rl 0.25: 8 promotions, gold held at 0.875, but
- *   mean violations stayed 5.5–7.4: no style. With batch_turns 4 (40 steps): no style,
- *   gold 0.375–0.5 by step 25.
- * - The same run fed only the first replies (a diagnostic, not the design: every
- *   judged turn trains) learns the style: pass 0.375–0.5, violations 2–2.9 by step 6–7.
- *   So the rewrites after complaints and the save confirmations — three judged turns
- *   in four — keep this 2 M-parameter policy from moving its first reply; bench:learn,
- *   on first replies alone, needs 3–4 steps.
+ * - With the serving engine's recorded log-probs as π_old, no seed ever learned the
+ *   style: serving lags the trainer by every unpromoted step, so the PPO clip froze
+ *   each style token once the trainer had moved it 20 % from serving, and without
+ *   the style no candidate could pass the gate. With π_old recomputed by the trainer
+ *   (slime's default), seed 1 at batch_turns 16 reached candidate pass 0.5–0.75.
+ * - Then the pace (seeds 1 and 2, adaptation at): batch_turns 16 never/never, 6 never/18,
+ *   4 with 45 steps of lr decay 21/24, 4 with 16 steps 19/22, 3 23/22, 2 never/16.
+ *   lr 6e-3 learns no style in 36 sessions; lr 1.5e-2, w_rl 0.1 or 0.5, or a KL of
+ *   0.2 lose more candidates to gold or learn slower. What is left between the flip
+ *   and adaptation is the gate itself: three rounds of 2 × 8 probe replies take 5–7
+ *   sessions on these two cores, shared with serving and the trainer.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,7 +110,8 @@ async function seedRun(seed: number): Promise<SeedResult> {
   }
 }
 
-type InjectResult = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string };
+// pointerBefore/After bracket the wait for the verdict; the trainer's own candidates may be promoted meanwhile.
+type InjectResult = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string; everServed: boolean };
 
 async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServedOnlyPromoted: boolean; sessions: number; wall_seconds: number }> {
   const runDir = await createRun(RECIPE, path.join(work, 'inject'), { seed: 1, confirm: 'auto', sessions: injectSessions });
@@ -129,6 +134,7 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
           rounds: c.rounds.length,
           pointerBefore: before,
           pointerAfter: live.gate.pointer.version,
+          everServed: false,
         });
         process.stderr.write(`  [inject] ${kind}: ${c.state.kind} ${results.at(-1)?.reason ?? ''}\n`);
       }
@@ -139,6 +145,7 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
     const events = run.journal.events;
     const promoted = new Set(['base', ...events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []))]);
     const served = events.flatMap((e) => (e.type === 'session-completed' ? e.versions : []));
+    for (const r of results) r.everServed = promoted.has(r.version) || served.includes(r.version);
     return { results, sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)), sessions: summary.sessions.completed, wall_seconds: summary.wall_seconds };
   } finally {
     await run.close();
@@ -179,10 +186,10 @@ if (!args['skip-inject']) {
   process.stderr.write(`injection run: ${injectSessions} sessions, all six kinds after session 5…\n`);
   inject = await injectionRun();
   console.log(`\nbad candidates injected after session 5 (run of ${inject.sessions} sessions; sessions served only promoted versions: ${inject.sessionsServedOnlyPromoted ? 'yes' : 'NO'})\n`);
-  console.log('kind            | candidate | state    | rounds | pointer before → after | reason');
-  console.log('----------------|-----------|----------|--------|------------------------|-------');
+  console.log('kind            | candidate | state    | rounds | ever served | pointer before → after (trainer promotions meanwhile) | reason');
+  console.log('----------------|-----------|----------|--------|-------------|-------------------------------------------------------|-------');
   for (const r of inject.results) {
-    console.log(`${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(22)} | ${r.reason ?? ''}`);
+    console.log(`${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${(r.everServed ? 'YES' : 'never').padEnd(11)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(53)} | ${r.reason ?? ''}`);
   }
 }
 
