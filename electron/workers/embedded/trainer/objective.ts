@@ -9,6 +9,8 @@
  *           A_v = clamp(teacher(v) − old(v), ±opdAdvantageClamp) · softmax_K(old)(v)
  *   KL_t  = Σ_v π(v)·(logπ(v) − base(v))   (KL(π‖base) exactly, over the whole vocabulary; klToBase)
  * and loss = (wRl·ΣPG + wOpd·ΣOPD + klCoef·ΣKL) / (valid tokens in the batch).
+ * "old" is whatever the caller passes; batchGradients passes the trainer's own
+ * log-probs or the engine's recorded ones by `oldLogprobs`.
  * Log-probs are log_softmax(logits / temperature); the temperature must be the
  * one the old log-probs were computed at (the embedded engine reports raw
  * log-probs, temperature 1). tools/trainer/reference.py is the same objective
