@@ -30,7 +30,10 @@
  * - Then the pace (seeds 1 and 2, adaptation at): batch_turns 16 never/never, 6 never/18,
  *   4 with 45 steps of lr decay 21/24, 4 with 16 steps 19/22, 3 23/22, 2 never/16.
  *   lr 6e-3 learns no style in 36 sessions; lr 1.5e-2, w_rl 0.1 or 0.5, or a KL of
- *   0.2 lose more candidates to gold or learn slower. What is left between the flip
+ *   0.2 lose more candidates to gold or learn slower. At batch 4, 5 seeds: KL 0.1
+ *   adapted at 19, 22, never, 22, 19 and 19, 19, never, never, 15 in two runs (the
+ *   failures lost gold at the style flip, and every later candidate was rejected);
+ *   KL 0.15 at 20, 14, 20, 22, 32 and 14, 22, never, 21, 19. What is left between the flip
  *   and adaptation is the gate itself: three rounds of 2 × 8 probe replies take 5–7
  *   sessions on these two cores, shared with serving and the trainer.
  */

@@ -221,7 +221,8 @@ async function trainCollapsedAdapter(
   const trainer = new LoraTrainer(
     model.graph,
     LoraParams.init(model.shape, settings, ctx.seed),
-    { objective: { ...DEFAULT_OBJECTIVE }, optimizer: { ...DEFAULT_ADAMW, lr: 5e-3 }, maxTokensPerCall: 4096 },
+    // The samples' old log-probs are the target (π(end) = 1), not a policy's: the ratio must read them as given.
+    { objective: { ...DEFAULT_OBJECTIVE, oldLogprobs: 'rollout' }, optimizer: { ...DEFAULT_ADAMW, lr: 5e-3 }, maxTokensPerCall: 4096 },
     0,
     model.forward,
   );
