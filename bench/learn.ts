@@ -14,7 +14,7 @@
  *
  * Prints a table and writes bench/results/learn.json.
  *
- *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 1e-2] [--schedule linear|constant] [--kl 0.15]
+ *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 1e-2] [--schedule linear|constant] [--kl 0.1]
  *     [--w-rl 0.25] [--w-opd 1] [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only]
  *     [--probe 24] [--probe-seeds 3] [--seed 1] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
  *
@@ -50,9 +50,11 @@
  * - The KL term made exact (KL(π‖base) over the vocabulary; k3 on the sampled token exploded
  *   on the recipe's off-policy replies), with w_rl 0.25: coefficient 0.3 holds the first reply
  *   at the base's markdown (pass 60 % at step 4, back to 19 % by 8); 0.03 lets gold settle at
- *   85–89 %; 0.1 (the default until bench:recipe chose 0.15): pass 92–93 % from step 4 and gold 92–94 % there — the KL keeps
+ *   85–89 %; 0.1 (the default): pass 92–93 % from step 4 and gold 92–94 % there — the KL keeps
  *   the tokens after the style decision at the base's — with one dip at the step the style
  *   flips (step 3: pass 64 %, gold 85 %, replies half markdown, half prose).
+ * - Exact KL 0.15 (what the recipe runs, chosen by bench:recipe): pass 57 % at step 3, 82–88 %
+ *   after, gold 83–88 % from step 3 on — worse here than 0.1 on both counts, so the bench keeps 0.1.
  * - --batch 4 learns the style as fast per step (pass 88 % at step 4, only 16 replies), then drifts
  *   (gold 74 % by step 10): the number of steps, not of replies, sets the pace.
  * Adam normalises the step size, so the KL coefficient shapes the direction of an
@@ -89,10 +91,10 @@ const { values: args } = parseArgs({
   options: {
     steps: { type: 'string', default: '8' },
     batch: { type: 'string', default: '16' },
-    // Tuned (see the notes above): lr 1e-2 decayed linearly over the steps; exact KL 0.15, the recipe's.
+    // Tuned (see the notes above): lr 1e-2 decayed linearly over the steps, exact KL 0.1 (the recipe runs 0.15: see the notes).
     lr: { type: 'string', default: '1e-2' },
     schedule: { type: 'string', default: 'linear' },
-    kl: { type: 'string', default: '0.15' },
+    kl: { type: 'string', default: '0.1' },
     // The embedded recipe's weights (recipes/embedded-gsm8k-style.yaml); the reference's are 1 and 1.
     'w-rl': { type: 'string', default: '0.25' },
     'w-opd': { type: 'string', default: '1' },

@@ -33,9 +33,10 @@
  *   0.2 lose more candidates to gold or learn slower. At batch 4, 5 seeds: KL 0.1
  *   adapted at 19, 22, never, 22, 19 and 19, 19, never, never, 15 in two runs (the
  *   failures lost gold at the style flip, and every later candidate was rejected);
- *   KL 0.15 at 20, 14, 20, 22, 32 and 14, 22, never, 21, 19. What is left between the flip
- *   and adaptation is the gate itself: three rounds of 2 × 8 probe replies take 5–7
- *   sessions on these two cores, shared with serving and the trainer.
+ *   KL 0.15 at 20, 14, 20, 22, 32; 14, 22, never, 21, 19; 19, 23, never, 32, 19.
+ *   What is left between the flip and adaptation is the gate itself: three rounds of
+ *   2 × 8 probe replies take 5–7 sessions on these two cores, shared with serving and
+ *   the trainer.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
