@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchGradients } from './batchGradients';
-import { frozenBaseScores, type FrozenBaseScores } from './frozenBaseScores';
+import type { FrozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import { loadGolden, relativeError } from './goldenFixture';
 import { logSumExpScaled } from './objective';
 import { padRight } from './sequenceBatch';
-import { parseTrainBatch, type TrainSample } from './trainSample';
+import type { TrainSample } from './trainSample';
 
 const fx = loadGolden();
 const rollout = { ...fx.objective, oldLogprobs: 'rollout' as const };
@@ -22,9 +22,7 @@ describe("oldLogprobs 'actor'", () => {
   let samples: TrainSample[];
   let scores: FrozenBaseScores[];
   beforeAll(async () => {
-    graph = await fx.openGraph('f64');
-    samples = parseTrainBatch(fx.golden.samples, fx.shape.vocabSize);
-    scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: fx.objective.temperature, maxTokensPerCall: 64 });
+    ({ graph, samples, scores } = await fx.openBatch('f64'));
   });
   afterAll(async () => {
     await graph.release();

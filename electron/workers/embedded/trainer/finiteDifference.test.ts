@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeededRng } from '../sampler';
 import { batchGradients } from './batchGradients';
-import { frozenBaseScores, type FrozenBaseScores } from './frozenBaseScores';
+import type { FrozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import { loadGolden } from './goldenFixture';
 import type { LoraParams } from './loraParams';
-import { parseTrainBatch, type TrainSample } from './trainSample';
+import type { TrainSample } from './trainSample';
 
 const fx = loadGolden();
 const STEP = 1e-5;
@@ -21,9 +21,7 @@ describe('finite-difference check of the backward pass (float64 tiny graph)', ()
   let samples: TrainSample[];
   let scores: FrozenBaseScores[];
   beforeAll(async () => {
-    graph = await fx.openGraph('f64');
-    samples = parseTrainBatch(fx.golden.samples, fx.shape.vocabSize);
-    scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: fx.objective.temperature, maxTokensPerCall: 64 });
+    ({ graph, samples, scores } = await fx.openBatch('f64'));
   });
   afterAll(async () => {
     await graph.release();

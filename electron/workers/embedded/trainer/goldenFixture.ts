@@ -8,9 +8,11 @@ import { z } from 'zod';
 import { LORA_MODULES, policyConfigSchema, policyShape, type PolicyShape } from '../../../lab/weights/policyConfig';
 import type { LoraSettings } from '../../../lab/weights/adapterSpec';
 import type { AdamWConfig } from './adamw';
+import { frozenBaseScores, type FrozenBaseScores } from './frozenBaseScores';
 import { GradGraph, type NamedTensor } from './gradGraph';
 import { LoraParams } from './loraParams';
 import type { ObjectiveConfig } from './objective';
+import { parseTrainBatch, type TrainSample } from './trainSample';
 
 export const GOLDEN_DIR = fileURLToPath(new URL('../../../../tests/golden/', import.meta.url));
 
@@ -56,6 +58,8 @@ export interface GoldenFixture {
   readonly base: Map<string, NamedTensor>;
   readonly adapter: () => LoraParams;
   readonly openGraph: (dtype: 'f64' | 'f32') => Promise<GradGraph>;
+  /** The graph, the golden samples and their frozen-base scores (teacher and KL reference). */
+  readonly openBatch: (dtype: 'f64' | 'f32') => Promise<{ graph: GradGraph; samples: TrainSample[]; scores: FrozenBaseScores[] }>;
 }
 
 export function loadGolden(): GoldenFixture {
@@ -64,26 +68,34 @@ export function loadGolden(): GoldenFixture {
   const settings: LoraSettings = { rank: golden.lora.rank, alpha: golden.lora.alpha, targets: golden.lora.targets };
   const base = new Map(Object.entries(golden.base).map(([k, t]) => [k, { shape: t.shape, data: Float64Array.from(t.data) }]));
   const o = golden.objective;
+  const objective: ObjectiveConfig = {
+    temperature: o.temperature,
+    clipLow: o.clipLow,
+    clipHigh: o.clipHigh,
+    logRatioClamp: 20,
+    wRl: o.wRl,
+    wOpd: o.wOpd,
+    klCoef: o.klCoef,
+    opdAdvantageClamp: o.opdAdvantageClamp,
+    // The vectors give their old log-probs; the reference uses them as given.
+    oldLogprobs: 'rollout',
+  };
+  const openGraph = (dtype: 'f64' | 'f32') => GradGraph.open(`${GOLDEN_DIR}grad-tiny-${dtype}.onnx`, shape, base, 1);
   return {
     golden,
     shape,
     settings,
-    objective: {
-      temperature: o.temperature,
-      clipLow: o.clipLow,
-      clipHigh: o.clipHigh,
-      logRatioClamp: 20,
-      wRl: o.wRl,
-      wOpd: o.wOpd,
-      klCoef: o.klCoef,
-      opdAdvantageClamp: o.opdAdvantageClamp,
-      // The vectors give their old log-probs; the reference uses them as given.
-      oldLogprobs: 'rollout',
-    },
+    objective,
     optimizer: { lr: golden.optimizer.lr, betas: golden.optimizer.betas, eps: golden.optimizer.eps, weightDecay: golden.optimizer.weightDecay, maxGradNorm: golden.optimizer.maxGradNorm },
     base,
     adapter: () => LoraParams.fromValues(shape, settings, new Map(Object.entries(golden.adapter).map(([k, t]) => [k, t.data]))),
-    openGraph: (dtype) => GradGraph.open(`${GOLDEN_DIR}grad-tiny-${dtype}.onnx`, shape, base, 1),
+    openGraph,
+    openBatch: async (dtype) => {
+      const graph = await openGraph(dtype);
+      const samples = parseTrainBatch(golden.samples, shape.vocabSize);
+      const scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: objective.temperature, maxTokensPerCall: 64 });
+      return { graph, samples, scores };
+    },
   };
 }
 
