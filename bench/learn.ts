@@ -14,7 +14,7 @@
  *
  * Prints a table and writes bench/results/learn.json.
  *
- *   npm run bench:learn -- [--steps 8] [--batch 16] [--lr 1e-2] [--schedule linear|constant] [--kl 0.1]
+ *   npm run bench:learn -- [--steps 8] [--batch 16] [--window 16] [--lr 1e-2] [--schedule linear|constant] [--kl 0.1]
  *     [--w-rl 0.25] [--w-opd 1] [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only]
  *     [--probe 24] [--probe-seeds 3] [--seed 1] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
  *
@@ -91,6 +91,7 @@ const { values: args } = parseArgs({
   options: {
     steps: { type: 'string', default: '8' },
     batch: { type: 'string', default: '16' },
+    window: { type: 'string' },
     // Tuned (see the notes above): lr 1e-2 decayed linearly over the steps, exact KL 0.1 (the recipe runs 0.15: see the notes).
     lr: { type: 'string', default: '1e-2' },
     schedule: { type: 'string', default: 'linear' },
@@ -320,6 +321,7 @@ async function main(): Promise<void> {
         trainer: candidates,
         tasks: homework,
         batch: BATCH,
+        ...(args.window === undefined ? {} : { window: num('window') }),
         steps: STEPS,
         variant,
         seed: SEED,
@@ -418,6 +420,7 @@ async function main(): Promise<void> {
       config: {
         steps: STEPS,
         batch: BATCH,
+        window: args.window === undefined ? BATCH : num('window'),
         lr: LR,
         schedule,
         kl_coef: num('kl'),

@@ -34,7 +34,8 @@ describe('recipes', () => {
     expect(recipe.trainer.kind).toBe('embedded');
     expect(recipe.gate.rounds).toBe(3);
     expect(recipe.gate.confirm).toBe('manual');
-    expect(Object.values(recipe.devices).every((d) => d === 'cpu')).toBe(true);
+    // All on the CPU; serving yields the shared cores to the trainer and the probe engine.
+    expect(recipe.devices).toEqual({ serving: { cpu: { nice: 10 } }, probe: 'cpu', trainer: 'cpu', prm: 'cpu', student: 'cpu' });
     expect(reasonsNotRunnable(recipe, { gpuCount: 0 })).toEqual([]);
   });
 
@@ -73,6 +74,21 @@ describe('recipes', () => {
     const error = refusal(source);
     const line = source.split('\n').findIndex((l) => l.includes('top_p: 1.5')) + 1;
     expect(error.problems[0]).toMatchObject({ field: 'gate.probe.sampling.top_p', line });
+  });
+
+  it('takes a nice value only for roles with a worker process, and only one that lowers priority', async () => {
+    const source = await readFile(embeddedFile, 'utf8');
+    const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+    const raised = source.replace('nice: 10', 'nice: -5');
+    expect(refusal(raised).problems[0]).toMatchObject({ field: 'devices.serving.cpu.nice', line: lineOf(raised, 'nice: -5') });
+    const onPrm = source.replace(/^( {2}prm:) cpu$/m, '$1 { cpu: { nice: 5 } }');
+    expect(onPrm).not.toBe(source);
+    expect(refusal(onPrm).problems[0]).toMatchObject({ field: 'devices.prm', line: lineOf(onPrm, 'prm: { cpu'), message: /serving, probe and trainer only/ });
+  });
+
+  it('refuses a training window smaller than the batch', async () => {
+    const source = (await readFile(embeddedFile, 'utf8')).replace('window_turns: 16', 'window_turns: 2');
+    expect(refusal(source).problems[0]).toMatchObject({ field: 'trainer.window_turns', message: /at least batch_turns/ });
   });
 
   it('refuses broken YAML with its line', () => {

@@ -7,22 +7,44 @@ import { z } from 'zod';
 const positiveInt = z.int().positive();
 const probability = z.number().min(0).max(1);
 
-/** Where a role's worker runs: the CPU, or a set of GPUs (CUDA_VISIBLE_DEVICES). */
-export const deviceSchema = z.union([
-  z.literal('cpu'),
+/** Where a role runs: the CPU, or a set of GPUs (CUDA_VISIBLE_DEVICES). */
+export const deviceSchema = z.union(
+  [
+    z.literal('cpu'),
+    z.strictObject({
+      gpus: z.array(z.int().min(0)).min(1).describe('GPU indices, exported as CUDA_VISIBLE_DEVICES'),
+    }),
+  ],
+  { error: 'expected cpu or { gpus: [...] } (a nice value is for serving, probe and trainer only)' },
+);
+
+/**
+ * A role with its own worker process may also run on the CPU at a lower
+ * scheduling priority — how roles that share a few cores share them. Only
+ * lowering is allowed (0 normal … 19 lowest), which needs no privilege.
+ */
+export const workerDeviceSchema = z.union([
+  deviceSchema,
   z.strictObject({
-    gpus: z.array(z.int().min(0)).min(1).describe('GPU indices, exported as CUDA_VISIBLE_DEVICES'),
+    cpu: z.strictObject({
+      nice: z.int().min(0).max(19).describe('POSIX nice value of the worker process: 0 normal … 19 lowest priority'),
+    }),
   }),
 ]);
 
 /** The device map, one entry per worker role (DESIGN §2). */
 export const deviceMapSchema = z.strictObject({
-  serving: deviceSchema.describe('the engine that serves the promoted version only'),
-  probe: deviceSchema.describe('the engine that probes candidates, isolated from serving'),
-  trainer: deviceSchema,
+  serving: workerDeviceSchema.describe('the engine that serves the promoted version only'),
+  probe: workerDeviceSchema.describe('the engine that probes candidates, isolated from serving'),
+  trainer: workerDeviceSchema,
   prm: deviceSchema,
   student: deviceSchema,
 });
+
+/** The nice value a worker on this device is started with (0 when none is set). */
+export function niceOf(device: WorkerDevice): number {
+  return typeof device === 'object' && 'cpu' in device ? device.cpu.nice : 0;
+}
 
 export const samplingSchema = z.strictObject({
   temperature: z.number().min(0).max(2).default(0.6),
@@ -130,14 +152,25 @@ export const optimizerSchema = z.strictObject({
   betas: z.tuple([probability, probability]).default([0.9, 0.98]),
 });
 
-export const trainerSchema = z.strictObject({
-  kind: z.enum(['embedded', 'torch']),
-  batch_turns: positiveInt.describe('judged turns per optimizer step; one step makes one candidate'),
-  optimizer: optimizerSchema,
-  loss: lossSchema,
-  lora: loraSchema,
-  launcher: z.enum(['local', 'torchrun', 'ray']).default('local'),
-});
+export const trainerSchema = z
+  .strictObject({
+    kind: z.enum(['embedded', 'torch']),
+    batch_turns: positiveInt.describe('new judged turns per optimizer step; one step makes one candidate'),
+    window_turns: positiveInt
+      .optional()
+      .describe('judged turns each step trains on: its batch and the newest ones before it (default batch_turns: each turn trains once)'),
+    optimizer: optimizerSchema,
+    loss: lossSchema,
+    lora: loraSchema,
+    launcher: z.enum(['local', 'torchrun', 'ray']).default('local'),
+  })
+  .refine((t) => t.window_turns === undefined || t.window_turns >= t.batch_turns, {
+    message: 'window_turns must be at least batch_turns',
+    path: ['window_turns'],
+  });
+
+/** The judged turns one step trains on (see window_turns). */
+export const windowTurns = (trainer: z.infer<typeof trainerSchema>): number => trainer.window_turns ?? trainer.batch_turns;
 
 export const marginsSchema = z.strictObject({
   pass_rate: probability.describe('largest allowed drop against serving'),
@@ -180,6 +213,7 @@ export const recipeSchema = z.strictObject({
 
 export type Recipe = z.infer<typeof recipeSchema>;
 export type Device = z.infer<typeof deviceSchema>;
+export type WorkerDevice = z.infer<typeof workerDeviceSchema>;
 export type GateConfig = z.infer<typeof gateSchema>;
 export type Margins = z.infer<typeof marginsSchema>;
 export type Floors = GateConfig['floors'];

@@ -2,7 +2,7 @@
 // person can act on. A recipe can be valid (it describes Reef's seven-GPU
 // layout correctly) and still not runnable here.
 import { spawnSync } from 'node:child_process';
-import type { Device, Recipe } from './recipeSchema';
+import type { WorkerDevice, Recipe } from './recipeSchema';
 
 export type HostFacts = { gpuCount: number };
 
@@ -13,14 +13,14 @@ export function probeHost(): HostFacts {
   return { gpuCount: out.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length };
 }
 
-function gpusOf(device: Device): number[] {
-  return device === 'cpu' ? [] : device.gpus;
+function gpusOf(device: WorkerDevice): number[] {
+  return typeof device === 'object' && 'gpus' in device ? device.gpus : [];
 }
 
 /** Every reason the recipe cannot run on this host; empty when it can. */
 export function reasonsNotRunnable(recipe: Recipe, host: HostFacts): string[] {
   const reasons: string[] = [];
-  const roles = Object.entries(recipe.devices) as [keyof Recipe['devices'], Device][];
+  const roles = Object.entries(recipe.devices) as [keyof Recipe['devices'], WorkerDevice][];
   const wanted = [...new Set(roles.flatMap(([, d]) => gpusOf(d)))].sort((a, b) => a - b);
   const missing = wanted.filter((g) => g >= host.gpuCount);
   if (missing.length > 0) {

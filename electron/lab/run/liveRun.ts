@@ -20,7 +20,7 @@ import { RunJournal } from '../journal/runJournal';
 import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import { createTurnJudge } from '../judge/createTurnJudge';
 import { loadRecipe, resolveRecipePath, type LoadedRecipe } from '../recipe/loadRecipe';
-import { recipeSchema, type Recipe } from '../recipe/recipeSchema';
+import { niceOf, recipeSchema, type Recipe } from '../recipe/recipeSchema';
 import { probeHost, reasonsNotRunnable } from '../recipe/runnability';
 import { startEmbeddedEngine, type EmbeddedEngine } from '../serving/engineClient';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
@@ -200,8 +200,10 @@ export class LiveRun {
     const gateOnly = (this.options.mode ?? 'run') === 'gate';
     // The engines start side by side (each loads and hash-checks the model).
     const started = await Promise.allSettled([
-      startEmbeddedEngine({ modelDir, ...engineLog('probe') }),
-      gateOnly ? Promise.resolve(undefined) : startEmbeddedEngine({ modelDir, ...engineLog('serving') }),
+      startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.probe), ...engineLog('probe') }),
+      gateOnly
+        ? Promise.resolve(undefined)
+        : startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.serving), ...engineLog('serving') }),
     ]);
     const probe = started[0].status === 'fulfilled' ? started[0].value : undefined;
     let serving = started[1].status === 'fulfilled' ? started[1].value : undefined;
@@ -301,6 +303,7 @@ export class LiveRun {
     };
     for (let session = 0; session < this.recipe.tasks.sessions && !this.stopping; session++) {
       if (done.has(session)) continue;
+      await parts.feed.caughtUp();
       const task = this.tasks.sessions[session]!;
       const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
       await this.recordSession(result);

@@ -1,8 +1,15 @@
 // Judged turns → the trainer worker → candidates for the gate. One optimizer
-// step per `batch_turns` judged turns (the reference's 16), taken in session
-// order; each step's candidate is journaled, then staged to the gate like any
-// other candidate. Sessions never wait for a step: the trainer works in its
-// own process while the next sessions run on the serving version.
+// step per `batch_turns` new judged turns (the reference's 16), taken in
+// session order; a step trains on its batch and, with `window_turns`, on the
+// newest turns before it too. Each step's candidate is journaled, then staged
+// to the gate like any other candidate.
+//
+// The trainer works in its own process while the next sessions run on the
+// serving version, but it is never more than one batch behind them: a session
+// starts only once no full batch waits behind the step in flight (`caughtUp`).
+// Without that bound a trainer slower than the sessions would fall ever
+// further behind, training on turns from versions long gone — async RL
+// stacks bound the same staleness.
 //
 // Durable: the journal records how many judged turns each step consumed
 // (`samplesThrough`), so after a crash the turns after the last step are fed
@@ -11,7 +18,7 @@
 import path from 'node:path';
 import type { RunJournal } from '../journal/runJournal';
 import type { ReleaseGate } from '../gate/releaseGate';
-import type { Recipe } from '../recipe/recipeSchema';
+import { niceOf, windowTurns, type Recipe } from '../recipe/recipeSchema';
 import { loraModuleFromPeft } from '../weights/adapterSpec';
 import { SupervisedWorker } from '../workers/supervisedWorker';
 import { workerEntry } from '../workers/workerEntry';
@@ -36,6 +43,8 @@ export class TrainerFeed {
   private readonly worker: SupervisedWorker<typeof trainerProtocol>;
   private readonly all: TrainSample[];
   private consumed: number;
+  /** Turns before this index never train again: a refused step's batch (bad input) stays out of later windows. */
+  private trainFrom: number;
   private resumeFrom: string | undefined;
   private inFlight: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
@@ -47,6 +56,8 @@ export class TrainerFeed {
     const steps = options.journal.events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
     const last = steps.at(-1);
     this.consumed = last?.samplesThrough ?? 0;
+    const lastRefused = [...steps].reverse().find((e) => e.type === 'trainer-step-refused');
+    this.trainFrom = lastRefused?.samplesThrough ?? 0;
     const lastTrained = [...steps].reverse().find((e) => e.type === 'trainer-step');
     this.resumeFrom = lastTrained?.type === 'trainer-step' ? lastTrained.candidate.version : undefined;
     this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
@@ -56,6 +67,7 @@ export class TrainerFeed {
       name: 'trainer',
       protocol: trainerProtocol,
       entry: () => workerEntry('trainer'),
+      nice: niceOf(recipe.devices.trainer),
       startTimeoutMs: 120_000,
       // After every (re)start: the model, the store and the adapter of the last journaled step.
       setup: async (connection) => {
@@ -100,6 +112,12 @@ export class TrainerFeed {
     this.maybeStep();
   }
 
+  /** Resolves once no full batch waits behind the step in flight (the staleness bound above). */
+  async caughtUp(): Promise<void> {
+    const batch = this.options.recipe.trainer.batch_turns;
+    while (this.inFlight && !this.stopped && this.pendingTurns >= batch) await this.inFlight;
+  }
+
   get pendingTurns(): number {
     return this.all.length - this.consumed;
   }
@@ -129,10 +147,10 @@ export class TrainerFeed {
   }
 
   private maybeStep(): void {
-    const batch = this.options.recipe.trainer.batch_turns;
-    if (this.inFlight || this.stopped || this.pendingTurns < batch) return;
-    const through = this.consumed + batch;
-    const samples = this.all.slice(this.consumed, through);
+    const { trainer } = this.options.recipe;
+    if (this.inFlight || this.stopped || this.pendingTurns < trainer.batch_turns) return;
+    const through = this.consumed + trainer.batch_turns;
+    const samples = this.all.slice(Math.max(this.trainFrom, through - windowTurns(trainer)), through);
     this.inFlight = this.step(samples, through)
       .catch((error: unknown) => this.options.onFatal(error as Error))
       .finally(() => {
@@ -165,6 +183,7 @@ export class TrainerFeed {
       const code = error instanceof WorkerCallError ? error.code : 'error';
       await journal.append({ type: 'trainer-step-refused', samplesThrough: through, samples: samples.length, code, message: (error as Error).message });
       this.consumed = through;
+      this.trainFrom = through;
       this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
     }
   }

@@ -59,6 +59,8 @@ export type EmbeddedEngineOptions = {
   modelDir: string;
   /** Extra environment for the worker (e.g. GATELAB_ORT_THREADS). */
   env?: Readonly<Record<string, string>>;
+  /** The worker's nice value (the recipe's device map); 0 = normal priority. */
+  nice?: number;
   onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
   onStateChange?: (state: WorkerState, detail?: string) => void;
 };
@@ -82,6 +84,7 @@ class WorkerEngineClient implements EngineClient {
       protocol: engineProtocol,
       entry: () => workerEntry('engine'),
       ...(options.env ? { env: options.env } : {}),
+      ...(options.nice ? { nice: options.nice } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
       startTimeoutMs: 60_000,

@@ -1,3 +1,4 @@
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoProtocol } from './testing/echoProtocol';
@@ -8,12 +9,15 @@ import { WorkerCallError } from './workerMessages';
 const echoSource = fileURLToPath(new URL('./testing/echoWorker.ts', import.meta.url));
 const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
 
-function echoWorker(options: { entry?: () => WorkerEntry; env?: Record<string, string>; maxRestarts?: number; states?: WorkerState[] } = {}) {
+function echoWorker(
+  options: { entry?: () => WorkerEntry; env?: Record<string, string>; nice?: number; maxRestarts?: number; states?: WorkerState[] } = {},
+) {
   const worker = new SupervisedWorker({
     name: 'echo',
     protocol: echoProtocol,
     entry: options.entry ?? (() => sourceWorkerEntry(echoSource)),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.nice !== undefined ? { nice: options.nice } : {}),
     maxRestarts: options.maxRestarts ?? 3,
     restartDelayMs: 50,
     onStateChange: (state) => options.states?.push(state),
@@ -61,6 +65,21 @@ describe('SupervisedWorker over Node IPC', () => {
     const worker = echoWorker();
     await expectCode(worker.call('sleep', { ms: 1000 }, { timeoutMs: 50 }), 'timeout');
     expect((await worker.call('echo', { text: 'still here' })).text).toBe('still here');
+  });
+
+  it('starts the process at the nice value asked for, again after a restart', async () => {
+    const worker = echoWorker({ nice: 7 });
+    await worker.start();
+    const first = worker.pid as number;
+    expect(getPriority(first)).toBe(7);
+    await expectCode(worker.call('crash', { code: 3 }), 'crashed');
+    const { pid } = await worker.call('echo', { text: 'back' });
+    expect(pid).not.toBe(first);
+    expect(getPriority(pid)).toBe(7);
+    // Without the option the worker keeps its parent's priority.
+    const plain = echoWorker();
+    await plain.start();
+    expect(getPriority(plain.pid as number)).toBe(getPriority());
   });
 
   it('fails in-flight calls on a crash, restarts, and serves again', async () => {

@@ -9,6 +9,7 @@
  * whether a call had effects. Calls made while it restarts wait for the new
  * process; after too many crashes the worker is `failed` and calls reject.
  */
+import { setPriority } from 'node:os';
 import { launchWorker, type LaunchOptions, type WorkerExit } from './workerProcess';
 import { describeExit, WorkerConnection, type CallOptions } from './workerConnection';
 import type { WorkerEntry } from './workerEntry';
@@ -23,6 +24,11 @@ export interface SupervisorOptions<P extends RpcProtocol> {
   readonly entry: () => WorkerEntry;
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /**
+   * Lowers the process's scheduling priority (POSIX nice, 0–19) at every
+   * start: how roles sharing a few CPU cores share them (recipe device map).
+   */
+  readonly nice?: number;
   /** Runs after each start, before any other call: load the model, set the adapter, … */
   readonly setup?: (connection: WorkerConnection<P>) => Promise<void>;
   readonly startTimeoutMs?: number;
@@ -134,6 +140,9 @@ export class SupervisedWorker<P extends RpcProtocol> {
     connection.process.onExit((exit) => this.onExit(connection, exit));
     const ready = (async () => {
       await connection.whenReady();
+      const { nice } = this.options;
+      const pid = connection.process.pid;
+      if (nice !== undefined && nice !== 0 && pid !== undefined) setPriority(pid, nice);
       await this.options.setup?.(connection);
       this.setState('running');
       return connection;

@@ -47,6 +47,14 @@ function acceptingEngine(): EngineClient {
   };
 }
 
+const rollout = () => ({
+  engine: acceptingEngine(),
+  tokenizer,
+  judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()),
+  sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 256 },
+  topK: 4,
+});
+
 function run(variant: SignalVariant, trained: number[]) {
   const trainer = {
     step: async () => {
@@ -55,7 +63,7 @@ function run(variant: SignalVariant, trained: number[]) {
     },
   } as unknown as CandidateTrainer;
   return runOnPolicySteps({
-    rollout: { engine: acceptingEngine(), tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 256 }, topK: 4 },
+    rollout: rollout(),
     trainer,
     tasks,
     batch: 4,
@@ -76,5 +84,19 @@ describe('runOnPolicySteps', () => {
     const trained: number[] = [];
     await expect(run('rl-only', trained)).rejects.toThrow(/the step was asked for/);
     expect(trained).toEqual([1]);
+  });
+
+  it('trains each step on its batch and the newest turns before it, up to the window', async () => {
+    const sizes: number[] = [];
+    const trainer = {
+      step: async (samples: readonly unknown[]) => {
+        sizes.push(samples.length);
+        const n = sizes.length;
+        return { report: { step: n }, candidate: { version: `v${n}`, sha256: String(n).padStart(64, '0'), path: `/nowhere/${n}` } };
+      },
+    } as unknown as CandidateTrainer;
+    const steps = await runOnPolicySteps({ rollout: rollout(), trainer, tasks, batch: 2, window: 5, steps: 4, variant: 'rl-only', seed: 1 });
+    expect(sizes).toEqual([2, 4, 5, 5]);
+    expect(steps.map((s) => s.samples)).toEqual([2, 4, 5, 5]);
   });
 });

@@ -78,6 +78,8 @@ export interface OnPolicyOptions {
   readonly tasks: readonly Task[];
   /** Judged turns per step; tasks are taken in order, wrapping around. */
   readonly batch: number;
+  /** Judged turns each step trains on: its batch and the newest before it (default: the batch; see recipe window_turns). */
+  readonly window?: number;
   readonly steps: number;
   readonly variant: SignalVariant;
   readonly seed: number;
@@ -98,6 +100,7 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
   if (tasks.length === 0) throw new Error('no tasks to roll out');
   const done: OnPolicyStep[] = [];
   let current: StoredCandidate | null = null;
+  let recent: TrainSample[] = [];
   for (let step = 1; step <= options.steps; step += 1) {
     await rollout.engine.setAdapter(current === null ? null : { version: current.version, sha256: current.sha256, path: current.path });
     const picked = Array.from({ length: batch }, (_, i) => tasks[((step - 1) * batch + i) % tasks.length] as Task);
@@ -112,13 +115,14 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
     // Nothing left that trains under this variant (OPD only, say, once every reply
     // passes and draws no hint): the policy stays where it is, so the run ends here.
     if (samples.length === 0) break;
-    const { report, candidate } = await trainer.step(samples, options.lr?.(step));
+    recent = [...recent, ...samples].slice(-(options.window ?? samples.length));
+    const { report, candidate } = await trainer.step(recent, options.lr?.(step));
     current = candidate;
     await rollout.engine.setAdapter({ version: candidate.version, sha256: candidate.sha256, path: candidate.path });
     const record: OnPolicyStep = {
       step,
       replies,
-      samples: samples.length,
+      samples: recent.length,
       rolloutPass: replies.filter((r) => r.verdict.accepted).length / replies.length,
       report,
       candidate,
