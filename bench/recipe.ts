@@ -34,9 +34,16 @@
  *   adapted at 19, 22, never, 22, 19 and 19, 19, never, never, 15 in two runs (the
  *   failures lost gold at the style flip, and every later candidate was rejected);
  *   KL 0.15 at 20, 14, 20, 22, 32; 14, 22, never, 21, 19; 19, 23, never, 32, 19.
- *   What is left between the flip and adaptation is the gate itself: three rounds of
- *   2 × 8 probe replies take 5–7 sessions on these two cores, shared with serving and
- *   the trainer.
+ *   What was left between the flip and adaptation was the gate itself: three rounds of
+ *   2 × 8 probe replies took 5–7 sessions on these two cores, shared with serving and
+ *   the trainer (a batch of 16 replies decodes at ~800–850 tok/s against ~940 for 8,
+ *   so putting both sides in one batch would not have helped).
+ * - Serving at nice 10 (the gate then spans 1–3 sessions), windows of 4: 16, 21, 21,
+ *   23, never — the candidates that learned the style now lost gold (0.5–0.75 against
+ *   serving's 0.875) and the gate rejected them. Adding window_turns 16 with sessions
+ *   waiting for the trainer: 5, 7, 9, 7, 5. The window alone (no wait) let the trainer,
+ *   at 4× the work per step, fall behind the sessions: seed 1 had trained on 36 of
+ *   108 judged turns by session 36 (seeds 1–2 adapted at 19 and 9).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

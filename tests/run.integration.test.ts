@@ -21,7 +21,16 @@ describe('a run of the embedded recipe (shortened)', () => {
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-run-'));
-    const recipe = await writeTestRecipe(root, { sessions: 6, maxTurns: 3, maxTokens: 48, batchTurns: 4, probeProblems: 2, probeMaxTokens: 64, confirm: 'auto' });
+    const recipe = await writeTestRecipe(root, {
+      sessions: 6,
+      maxTurns: 3,
+      maxTokens: 48,
+      batchTurns: 4,
+      windowTurns: 6,
+      probeProblems: 2,
+      probeMaxTokens: 64,
+      confirm: 'auto',
+    });
     runDir = await createRun(recipe, path.join(root, 'run'), {});
     const run = await LiveRun.open(runDir);
     try {
@@ -76,6 +85,8 @@ describe('a run of the embedded recipe (shortened)', () => {
     const steps = events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
     expect(steps.length).toBe(Math.floor(total / 4));
     steps.forEach((s, i) => expect(s.samplesThrough).toBe(4 * (i + 1)));
+    // Each step trains on its 4 new turns and the newest before them, 6 at most.
+    steps.forEach((s, i) => expect(s.samples).toBe(Math.min(6, 4 * (i + 1))));
     const staged = events.filter((e) => e.type === 'candidate-staged');
     for (const s of events.filter((e) => e.type === 'trainer-step')) {
       expect(staged.some((c) => c.type === 'candidate-staged' && s.type === 'trainer-step' && c.version === s.candidate.version)).toBe(true);
@@ -83,6 +94,20 @@ describe('a run of the embedded recipe (shortened)', () => {
     // Every candidate got a decision by the end of the run.
     const decided = new Set(events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])));
     expect(staged.every((c) => c.type === 'candidate-staged' && decided.has(c.id))).toBe(true);
+  });
+
+  it('never lets the trainer fall more than a batch behind the sessions', () => {
+    // A session starts only once no full batch waits behind the step in
+    // flight, so by the time it completes every step up to the one before
+    // that step is journaled: at most two batches (4 turns each) untrained.
+    let turnsBefore = 0;
+    let trained = 0;
+    for (const e of events) {
+      if (e.type === 'trainer-step' || e.type === 'trainer-step-refused') trained = e.samplesThrough;
+      if (e.type !== 'session-completed') continue;
+      expect(turnsBefore - trained).toBeLessThan(2 * 4);
+      turnsBefore += e.samples.count;
+    }
   });
 
   it('keeps serving sessions while a candidate is being probed', () => {

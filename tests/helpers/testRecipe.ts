@@ -16,6 +16,7 @@ export type TestRecipeOptions = {
   maxTurns?: number;
   maxTokens?: number;
   batchTurns?: number;
+  windowTurns?: number;
   probeProblems?: number;
   probeMaxTokens?: number;
   confirm?: 'auto' | 'manual';
@@ -35,6 +36,7 @@ export async function writeTestRecipe(dir: string, o: TestRecipeOptions = {}): P
   if (o.maxTurns !== undefined) set(['session', 'max_turns'], o.maxTurns);
   if (o.maxTokens !== undefined) set(['policy', 'sampling', 'max_tokens'], o.maxTokens);
   if (o.batchTurns !== undefined) set(['trainer', 'batch_turns'], o.batchTurns);
+  if (o.windowTurns !== undefined) set(['trainer', 'window_turns'], o.windowTurns);
   if (o.lr !== undefined) set(['trainer', 'optimizer', 'lr'], o.lr);
   if (o.probeProblems !== undefined) set(['gate', 'probe', 'problems'], o.probeProblems);
   if (o.probeMaxTokens !== undefined) set(['gate', 'probe', 'sampling', 'max_tokens'], o.probeMaxTokens);
