@@ -303,7 +303,7 @@ export class LiveRun {
     };
     for (let session = 0; session < this.recipe.tasks.sessions && !this.stopping; session++) {
       if (done.has(session)) continue;
-      await parts.feed.caughtUp();
+      await parts.feed.stepDone();
       const task = this.tasks.sessions[session]!;
       const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
       await this.recordSession(result);

@@ -4,12 +4,12 @@
 // newest turns before it too. Each step's candidate is journaled, then staged
 // to the gate like any other candidate.
 //
-// The trainer works in its own process while the next sessions run on the
-// serving version, but it is never more than one batch behind them: a session
-// starts only once no full batch waits behind the step in flight (`caughtUp`).
-// Without that bound a trainer slower than the sessions would fall ever
-// further behind, training on turns from versions long gone — async RL
-// stacks bound the same staleness.
+// The trainer works in its own process, and the gateway keeps serving while
+// it steps; but the scripted student's next session waits for the step in
+// flight (`stepDone`), so the trainer never falls behind the sessions. Without
+// that wait a trainer slower than the sessions fell ever further behind (with
+// a 16-turn window it had trained on 36 of 108 judged turns by session 36),
+// training on turns from versions long gone.
 //
 // Durable: the journal records how many judged turns each step consumed
 // (`samplesThrough`), so after a crash the turns after the last step are fed
@@ -37,10 +37,14 @@ export type TrainerFeedOptions = {
   onLog?: (line: string) => void;
   /** A failure the feed cannot record (the journal itself failed): the run must stop. */
   onFatal: (error: Error) => void;
+  /** The trainer worker; by default the embedded trainer's, supervised (unit tests pass a double). */
+  worker?: TrainerWorker;
 };
 
+export type TrainerWorker = Pick<SupervisedWorker<typeof trainerProtocol>, 'start' | 'call' | 'shutdown'>;
+
 export class TrainerFeed {
-  private readonly worker: SupervisedWorker<typeof trainerProtocol>;
+  private readonly worker: TrainerWorker;
   private readonly all: TrainSample[];
   private consumed: number;
   /** Turns before this index never train again: a refused step's batch (bad input) stays out of later windows. */
@@ -63,7 +67,7 @@ export class TrainerFeed {
     this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
     const { recipe } = options;
     const t = recipe.trainer;
-    this.worker = new SupervisedWorker({
+    this.worker = options.worker ?? new SupervisedWorker({
       name: 'trainer',
       protocol: trainerProtocol,
       entry: () => workerEntry('trainer'),
@@ -112,10 +116,9 @@ export class TrainerFeed {
     this.maybeStep();
   }
 
-  /** Resolves once no full batch waits behind the step in flight (the staleness bound above). */
-  async caughtUp(): Promise<void> {
-    const batch = this.options.recipe.trainer.batch_turns;
-    while (this.inFlight && !this.stopped && this.pendingTurns >= batch) await this.inFlight;
+  /** Resolves once no optimizer step is in flight (the wait described above). */
+  async stepDone(): Promise<void> {
+    while (this.inFlight && !this.stopped) await this.inFlight;
   }
 
   get pendingTurns(): number {
