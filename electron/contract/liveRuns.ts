@@ -108,6 +108,8 @@ export const RecipeChoice = z.strictObject({
   confirm: z.enum(['auto', 'manual']),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
+  /** Judged turns each step trains on: its batch and the newest before it (= batchTurns without a window). */
+  windowTurns: z.int().positive(),
   isDefault: z.boolean(),
   /** Whether it can run on this machine; when not, `reasons` says why in words a person can act on. */
   runnable: z.boolean(),
@@ -251,6 +253,7 @@ export const RunHeader = z.strictObject({
   confirm: z.enum(['auto', 'manual']),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
+  windowTurns: z.int().positive(),
   klCoef: z.number(),
   maxUpdateNorm: z.number(),
   phase: z.enum(RUN_PHASES),

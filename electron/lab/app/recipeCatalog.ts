@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { RecipeChoice } from '../../contract';
 import { RUN_ID_PATTERN } from '../../contract';
 import { loadRecipe, RecipeError } from '../recipe/loadRecipe';
+import { windowTurns } from '../recipe/recipeSchema';
 import { probeHost, reasonsNotRunnable, type HostFacts } from '../recipe/runnability';
 
 export const DEFAULT_RECIPE_ID = 'embedded-gsm8k-style.yaml';
@@ -54,6 +55,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
         confirm: recipe.gate.confirm,
         rounds: recipe.gate.rounds,
         batchTurns: recipe.trainer.batch_turns,
+        windowTurns: windowTurns(recipe.trainer),
         isDefault: id === DEFAULT_RECIPE_ID,
         runnable: reasons.length === 0,
         reasons,
@@ -70,6 +72,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
         confirm: 'manual',
         rounds: 1,
         batchTurns: 1,
+        windowTurns: 1,
         isDefault: id === DEFAULT_RECIPE_ID,
         runnable: false,
         reasons: [message],

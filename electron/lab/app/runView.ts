@@ -20,7 +20,7 @@ import { judgeRound } from '../gate/roundVerdict';
 import type { JournalEvent, ProbeMetrics } from '../journal/journalEvents';
 import type { ServingPointer } from '../journal/servingPointer';
 import { sessionsToAdaptation } from '../metrics/curve';
-import { recipeSchema, type Floors, type Margins, type Recipe } from '../recipe/recipeSchema';
+import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../recipe/recipeSchema';
 import { runCurve } from '../run/runReport';
 
 /** The parts of a session's transcript the run view shows (read by sessionDetails.ts). */
@@ -92,6 +92,7 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
     confirm: recipe.gate.confirm,
     rounds: recipe.gate.rounds,
     batchTurns: recipe.trainer.batch_turns,
+    windowTurns: windowTurns(recipe.trainer),
     klCoef: recipe.trainer.loss.kl_coef,
     maxUpdateNorm: recipe.gate.max_update_norm,
     phase: liveness.phase,

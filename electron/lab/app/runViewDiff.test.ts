@@ -6,7 +6,7 @@ import { diffRunView, emptySentState } from './runViewDiff';
 const pointer = { version: 'base', sha256: 'a'.repeat(64) };
 const header = (update: number, completed: number): RunView['header'] => ({
   runId: 'r', runDir: '/runs/r', recipeName: 'embedded-gsm8k-style', recipeFile: '/recipes/e.yaml', seed: 1, confirm: 'manual', rounds: 3,
-  batchTurns: 16, klCoef: 0, maxUpdateNorm: 40, phase: 'running', error: null, heldBy: null,
+  batchTurns: 16, windowTurns: 16, klCoef: 0, maxUpdateNorm: 40, phase: 'running', error: null, heldBy: null,
   sessions: { planned: 72, completed, accepted: 0, adaptationSession: null, running: completed },
   serving: pointer, servedVersions: [pointer], startedAt: '2026-12-02T17:00:00.000Z', lastEventAt: '2026-12-02T17:00:00.000Z', journalEvents: 1, update,
 });

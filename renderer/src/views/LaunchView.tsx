@@ -20,7 +20,8 @@ function RecipeList() {
                 {!recipe.runnable && <span className="badge badge-bad">cannot run here</span>}
               </span>
               <span className="recipe-facts muted small">
-                {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
+                {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns
+                {recipe.windowTurns > recipe.batchTurns ? ` (each on the newest ${recipe.windowTurns})` : ''} · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
               </span>
               <span className="recipe-desc small">{recipe.description}</span>
               {!recipe.runnable && (

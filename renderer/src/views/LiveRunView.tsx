@@ -132,7 +132,7 @@ export function LiveRunView({ run }: { run: RunView }) {
         <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
         <div className="run-side">
           <ServingCard header={h} history={run.servingHistory} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
-          <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} klCoef={h.klCoef} />
+          <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
         </div>
       </div>
       <section className="card" data-testid="live-curve-card">

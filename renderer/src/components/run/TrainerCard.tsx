@@ -3,11 +3,24 @@ import type { RefusedStepView, TrainerStepView } from '../../../../electron/cont
 const num = (value: number | null, digits = 4): string => (value === null ? '—' : Math.abs(value) >= 1000 ? value.toExponential(2) : value.toFixed(digits));
 
 /**
- * The trainer's optimizer steps: one per batch of judged turns, each making a
+ * The trainer's optimizer steps: one per batch of judged turns (trained with
+ * the newest turns before it when the recipe sets a window), each making a
  * candidate for the gate. KL is shown only when the recipe configures it (a
  * configured KL must reach the objective and be logged).
  */
-export function TrainerCard({ steps, refused, batchTurns, klCoef }: { steps: readonly TrainerStepView[]; refused: readonly RefusedStepView[]; batchTurns: number; klCoef: number }) {
+export function TrainerCard({
+  steps,
+  refused,
+  batchTurns,
+  windowTurns,
+  klCoef,
+}: {
+  steps: readonly TrainerStepView[];
+  refused: readonly RefusedStepView[];
+  batchTurns: number;
+  windowTurns: number;
+  klCoef: number;
+}) {
   const showKl = klCoef > 0;
   const recent = steps.slice(-8).reverse();
   return (
@@ -15,7 +28,7 @@ export function TrainerCard({ steps, refused, batchTurns, klCoef }: { steps: rea
       <header className="card-header">
         <h3>Trainer</h3>
         <span className="card-meta">
-          {steps.length} step{steps.length === 1 ? '' : 's'} · one per {batchTurns} judged turns{showKl ? ` · KL coef ${klCoef}` : ' · no KL term configured'}
+          {steps.length} step{steps.length === 1 ? '' : 's'} · one per {batchTurns} judged turns{windowTurns > batchTurns ? `, each on the newest ${windowTurns}` : ''}{showKl ? ` · KL coef ${klCoef}` : ' · no KL term configured'}
         </span>
       </header>
       {steps.length === 0 ? (
