@@ -124,6 +124,8 @@ const num = (name: keyof typeof args): number => {
 
 const STEPS = num('steps');
 const BATCH = num('batch');
+/** Absent: each step trains on its own batch's samples only. */
+const WINDOW = args.window === undefined ? undefined : num('window');
 const LR = num('lr');
 const THREADS = num('threads');
 const SEED = num('seed');
@@ -321,7 +323,7 @@ async function main(): Promise<void> {
         trainer: candidates,
         tasks: homework,
         batch: BATCH,
-        ...(args.window === undefined ? {} : { window: num('window') }),
+        ...(WINDOW === undefined ? {} : { window: WINDOW }),
         steps: STEPS,
         variant,
         seed: SEED,
@@ -420,7 +422,7 @@ async function main(): Promise<void> {
       config: {
         steps: STEPS,
         batch: BATCH,
-        window: args.window === undefined ? BATCH : num('window'),
+        window: WINDOW ?? null,
         lr: LR,
         schedule,
         kl_coef: num('kl'),

@@ -127,11 +127,12 @@ async function seedRun(seed: number): Promise<SeedResult> {
 }
 
 // pointerBefore/After bracket the wait for the verdict; the trainer's own candidates may be promoted meanwhile.
-type InjectResult = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string; everServed: boolean };
+type Verdict = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string };
+type InjectResult = Verdict & { everServed: boolean };
 
 async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServedOnlyPromoted: boolean; sessions: number; wall_seconds: number }> {
   const runDir = await createRun(RECIPE, path.join(work, 'inject'), { seed: 1, confirm: 'auto', sessions: injectSessions });
-  const results: InjectResult[] = [];
+  const results: Verdict[] = [];
   const run = await LiveRun.open(runDir, {
     onLog: (l) => process.stderr.write(`  [inject] ${l}\n`),
     afterSession: async (session, live) => {
@@ -150,7 +151,6 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
           rounds: c.rounds.length,
           pointerBefore: before,
           pointerAfter: live.gate.pointer.version,
-          everServed: false,
         });
         process.stderr.write(`  [inject] ${kind}: ${c.state.kind} ${results.at(-1)?.reason ?? ''}\n`);
       }
@@ -161,8 +161,9 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
     const events = run.journal.events;
     const promoted = new Set(['base', ...events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []))]);
     const served = events.flatMap((e) => (e.type === 'session-completed' ? e.versions : []));
-    for (const r of results) r.everServed = promoted.has(r.version) || served.includes(r.version);
-    return { results, sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)), sessions: summary.sessions.completed, wall_seconds: summary.wall_seconds };
+    return {
+      results: results.map((r) => ({ ...r, everServed: promoted.has(r.version) || served.includes(r.version) })),
+      sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)), sessions: summary.sessions.completed, wall_seconds: summary.wall_seconds };
   } finally {
     await run.close();
   }

@@ -142,7 +142,7 @@ export class SupervisedWorker<P extends RpcProtocol> {
       await connection.whenReady();
       const { nice } = this.options;
       const pid = connection.process.pid;
-      if (nice !== undefined && nice !== 0 && pid !== undefined) setPriority(pid, nice);
+      if (nice && pid !== undefined) setPriority(pid, nice);
       await this.options.setup?.(connection);
       this.setState('running');
       return connection;
