@@ -16,7 +16,7 @@
  *
  *   npm run bench:learn -- [--steps 8] [--batch 16] [--window 16] [--lr 1e-2] [--schedule linear|constant] [--kl 0.1]
  *     [--w-rl 0.25] [--w-opd 1] [--rank 16] [--alpha 32] [--targets q,k,v,o,gate,up,down] [--variants both,rl-only,opd-only]
- *     [--probe 24] [--probe-seeds 3] [--seed 1] [--clip 1] [--model DIR] [--threads 2] [--out FILE]
+ *     [--probe 24] [--probe-seeds 3] [--seed 1] [--clip 1] [--model DIR] [--threads 2] [--out FILE] [--dump FILE.jsonl]
  *
  * Tuning notes (KL means the k3 estimate on the sampled token until the note on the
  * exact KL below), on a stage-2 proxy of the policy (gold only ~5 %, so pass is capped
@@ -61,7 +61,7 @@
  * update (toward the base's token choices) more than its size; the decay keeps the
  * last steps from overshooting into the collapse.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +113,8 @@ const { values: args } = parseArgs({
     model: { type: 'string', default: join(ROOT, 'assets/models/policy') },
     threads: { type: 'string', default: '2' },
     out: { type: 'string', default: join(ROOT, 'bench/results/learn.json') },
+    // Every probe reply of every step as JSON lines, for reading where gold is lost.
+    dump: { type: 'string' },
   },
 });
 
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
   const judge = composeTurnJudge(createRulePrm(), createRuleHintJudge());
   // The gate's probe, with the requests sent together so the engine can batch them
   // (same messages, sampling and per-problem seeds as EngineProbeSampler; same metrics).
-  const probe = async (adapter: { version: string; sha256: string; path: string } | null): Promise<ProbeMetrics> => {
+  const probe = async (adapter: { version: string; sha256: string; path: string } | null, probeLabel: string): Promise<ProbeMetrics> => {
     const expected = adapter?.version ?? 'base';
     if ((await engine.client.setAdapter(adapter)) !== expected) throw new Error(`the engine did not load ${expected}`);
     const draws = probeTasks.flatMap((task, i) => Array.from({ length: PROBE_SEEDS }, (_, k) => ({ task, seed: problemSeed(PROBE_SEED + k, i) })));
@@ -257,6 +259,9 @@ async function main(): Promise<void> {
         return judgeProbeReply({ taskId: task.id, gold: task.answer, seed, text: r.text, finishReason: r.finishReason, completionTokens: r.completionTokens });
       }),
     );
+    if (args.dump !== undefined) {
+      for (const r of replies) appendFileSync(String(args.dump), `${JSON.stringify({ at: probeLabel, task: r.taskId, seed: r.seed, gold: r.gold, goldAt: r.verdict.goldAt, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text })}\n`);
+    }
     lastProbeExamples = replies.slice(0, 2).map((r) => ({ task: r.taskId, gold: r.gold, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text.slice(0, 600) }));
     return probeMetrics(replies);
   };
@@ -274,7 +279,7 @@ async function main(): Promise<void> {
     ]);
     console.log(`ORT MatMul peak (${THREADS} threads): ${peak.gflops.toFixed(1)} GFLOP/s (${peak.shapes.map((s) => `${s.m}x${s.k}x${s.n} ${s.gflops.toFixed(1)}`).join(', ')})`);
 
-    const base = await probe(null);
+    const base = await probe(null, 'base');
     console.log(`base: pass ${pct(base.pass_rate)} clean ${pct(base.clean_rate)} gold ${pct(base.gold_rate)} violations ${base.mean_violations.toFixed(2)}`);
     const baseExamples = lastProbeExamples;
     const baseRow = (variant: string): Row => ({
@@ -329,7 +334,7 @@ async function main(): Promise<void> {
         seed: SEED,
         lr: lrAt,
         afterStep: async (step) => {
-          const m = await probe({ version: step.candidate.version, sha256: step.candidate.sha256, path: step.candidate.path });
+          const m = await probe({ version: step.candidate.version, sha256: step.candidate.sha256, path: step.candidate.path }, `${variant} ${step.step}`);
           const flops = step.report.graphCalls.reduce(
             (n, c) => n + (c.kind === 'grad' ? gradFlops(shape, lora.rank, c.batch, c.time) : forwardFlops(shape, lora.rank, c.batch, c.time)),
             0,

@@ -2,6 +2,10 @@
 
   /usr/bin/python3 tools/model/build.py            # the committed build's defaults
 
+A later stage continues an earlier build (`--init DIR`: its weights and
+tokenizer, the architecture checked against its manifest) on a corpus with
+other settings, and its manifest lists every stage's rebuild command in order.
+
 corpus (TypeScript generator, held-out instances excluded) → tokenizer → seeded
 pretraining → decode.onnx (checked against torch with onnxruntime when it is
 installed) → quick eval → manifest. Run from the repository root.
@@ -29,13 +33,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from data import load_examples  # noqa: E402
 from export_onnx import export_decode, verify_with_ort  # noqa: E402
 from model import Config  # noqa: E402
-from safetensors_io import write_safetensors  # noqa: E402
+from safetensors_io import read_safetensors, write_safetensors  # noqa: E402
 from tokenizer import Tokenizer, build_vocab  # noqa: E402
 from train import train  # noqa: E402
 
 DEFAULTS = dict(seed=1, count=20000, steps=2000, token_budget=3072, lr=3e-3, warmup=60, weight_decay=0.05,
                 vocab=1280, hidden=192, layers=4, heads=6, ffn=512, max_len=1024, plain_rate=0.04,
-                digit_weight=3.0)
+                plain_continue_rate=0.0, digit_weight=3.0)
 
 
 def sha256(path: str) -> str:
@@ -46,10 +50,43 @@ def sha256(path: str) -> str:
     return h.hexdigest()
 
 
+def tokenizer_for_corpus(a, corpus: str) -> Tokenizer:
+    texts = []
+    for path in (corpus, os.path.join(a.work, "eval.jsonl")):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                rec = json.loads(line)
+                texts.extend(m["content"] for m in rec["messages"]) if "messages" in rec else texts.extend(
+                    [rec["first"], rec["hint"], rec["plain"], rec["save"]])
+    return Tokenizer(build_vocab(texts, a.vocab))
+
+
+def load_earlier_stage(a) -> tuple[dict, Tokenizer, list[dict]]:
+    """Weights, tokenizer and stage list of the build in `a.init`; its architecture must be the flags'."""
+    with open(os.path.join(a.init, "manifest.json")) as f:
+        earlier = json.load(f)
+    arch = earlier["architecture"]
+    wanted = {"vocab_size": a.vocab, "hidden_size": a.hidden, "num_hidden_layers": a.layers,
+              "num_attention_heads": a.heads, "intermediate_size": a.ffn}
+    mismatched = {k: (arch[k], v) for k, v in wanted.items() if arch[k] != v}
+    if mismatched:
+        raise SystemExit(f"--init {a.init}: architecture differs from the flags (theirs, ours): {mismatched}")
+    # A build from before stages were recorded was a single stage: its own rebuild command.
+    stages = earlier.get("stages") or [{"rebuild": earlier["rebuild"], "corpus_sha256": earlier["corpus"]["sha256"],
+                                        "steps": earlier["training"]["steps"], "lr": earlier["training"]["lr"],
+                                        "plain_continue_rate": 0.0,
+                                        "train_seconds": earlier["training"]["train_seconds"],
+                                        "final_loss": earlier["final_loss"]}]
+    tok = Tokenizer.load(os.path.join(a.init, "tokenizer.json"))
+    return read_safetensors(os.path.join(a.init, "base.safetensors")), tok, stages
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for k, v in DEFAULTS.items():
         ap.add_argument("--" + k.replace("_", "-"), type=type(v), default=v)
+    ap.add_argument("--init", default="",
+                    help="continue this earlier build (its base.safetensors, tokenizer.json and manifest.json)")
     ap.add_argument("--out", default="assets/models/policy")
     ap.add_argument("--work", default="tools/model/out")
     ap.add_argument("--eval-seeds", type=int, default=1)
@@ -74,22 +111,21 @@ def main(argv: list[str]) -> None:
 
     # 1. corpus, from the TypeScript generator (the same code the run uses).
     cmd = ["npx", "tsx", "tools/model/corpus/buildCorpus.ts", "--seed", str(a.seed), "--count", str(a.count),
-           "--plain-rate", str(a.plain_rate), "--out", a.work]
+           "--plain-rate", str(a.plain_rate), "--plain-continue-rate", str(a.plain_continue_rate), "--out", a.work]
     log("corpus: " + " ".join(cmd))
     res = subprocess.run(cmd, check=True, capture_output=True, text=True)
     log(res.stdout.strip())
     corpus = os.path.join(a.work, "corpus.jsonl")
     corpus_sha = sha256(corpus)
 
-    # 2. tokenizer
-    texts = []
-    for path in (corpus, os.path.join(a.work, "eval.jsonl")):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                rec = json.loads(line)
-                texts.extend(m["content"] for m in rec["messages"]) if "messages" in rec else texts.extend(
-                    [rec["first"], rec["hint"], rec["plain"], rec["save"]])
-    tok = Tokenizer(build_vocab(texts, a.vocab))
+    # 2. tokenizer: an earlier stage's, or built from this corpus
+    init = None
+    earlier_stages: list[dict] = []
+    if a.init:
+        init, tok, earlier_stages = load_earlier_stage(a)
+        log(f"continuing {a.init} (stages before: {len(earlier_stages)})")
+    else:
+        tok = tokenizer_for_corpus(a, corpus)
     reserved = sum(1 for v in tok.vocab if v.startswith("<|reserved_"))
     log(f"tokenizer: {tok.vocab_size} entries ({reserved} reserved)")
 
@@ -103,7 +139,7 @@ def main(argv: list[str]) -> None:
         write_safetensors(path, {n: p.detach().clone() for n, p in model.weights().items()}, {"format": "pt", "step": str(step)})
         log(f"checkpoint at step {step} → {path}")
 
-    model, stats = train(cfg, examples, seed=a.seed, checkpoint=checkpoint, checkpoint_every=a.checkpoint_every, steps=a.steps, token_budget=a.token_budget, lr=a.lr,
+    model, stats = train(cfg, examples, seed=a.seed, init=init, checkpoint=checkpoint, checkpoint_every=a.checkpoint_every, steps=a.steps, token_budget=a.token_budget, lr=a.lr,
                          warmup=a.warmup, weight_decay=a.weight_decay, log=log, digit_weight=a.digit_weight,
                          digit_ids=[tok.piece_to_id[p] for p in [str(d) for d in range(10)] + [f" {d}" for d in range(10)]])
     weights = {n: p.detach().clone() for n, p in model.weights().items()}
@@ -141,7 +177,12 @@ def main(argv: list[str]) -> None:
         if os.path.exists(p):
             files[name] = {"sha256": sha256(p), "bytes": os.path.getsize(p)}
     rebuild = ["/usr/bin/python3", "tools/model/build.py"] + [
-        f"--{k.replace('_', '-')}={getattr(a, k)}" for k in DEFAULTS] + [f"--out={a.out}", f"--work={a.work}"]
+        f"--{k.replace('_', '-')}={getattr(a, k)}" for k in DEFAULTS] + ([f"--init={a.init}"] if a.init else []) + [
+        f"--out={a.out}", f"--work={a.work}"]
+    rebuild_cmd = " ".join(shlex.quote(x) for x in rebuild)
+    stage = {"rebuild": rebuild_cmd, "corpus_sha256": corpus_sha, "steps": a.steps, "lr": a.lr,
+             "plain_continue_rate": a.plain_continue_rate, "train_seconds": round(stats["train_seconds"], 1),
+             "final_loss": round(stats["final_loss"], 5)}
     manifest = {
         "name": "gatelab-embedded-policy",
         "files": files,
@@ -153,7 +194,7 @@ def main(argv: list[str]) -> None:
                          "rms_norm_eps": cfg.rms_norm_eps, "tie_word_embeddings": True},
         "seed": a.seed,
         "corpus": {"sha256": corpus_sha, "conversations": a.count, "examples": len(examples),
-                   "plain_rate": a.plain_rate},
+                   "plain_rate": a.plain_rate, "plain_continue_rate": a.plain_continue_rate},
         "training": {"steps": a.steps, "token_budget": a.token_budget, "lr": a.lr, "warmup": a.warmup,
                      "weight_decay": a.weight_decay, "digit_weight": a.digit_weight, "tokens_seen": stats["tokens"],
                      "train_seconds": round(stats["train_seconds"], 1), "final_loss": round(stats["final_loss"], 5),
@@ -163,7 +204,9 @@ def main(argv: list[str]) -> None:
         "final_loss": round(stats["final_loss"], 5),
         "onnx_max_abs_diff": diff,
         "eval": evals,
-        "rebuild": " ".join(shlex.quote(x) for x in rebuild),
+        # The last stage's command; with stages, run every stage's command in order.
+        "rebuild": rebuild_cmd,
+        "stages": earlier_stages + [stage],
     }
     with open(os.path.join(a.out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)

@@ -13,7 +13,8 @@ def encode_conversation(tok: Tokenizer, messages: list[dict]) -> tuple[list[int]
     """Ids of `<|role|> content <|end|>` per message, and which ids carry loss.
 
     Loss covers a training target's content and its <|end|> (so the model
-    learns to stop), except the calculator's forced " result" tokens.
+    learns to stop), except the calculator's forced " result" tokens and the
+    target's `untrainedPrefix` (a plain reply's opener: see conversations.ts).
     """
     ids: list[int] = []
     loss: list[bool] = []
@@ -22,8 +23,11 @@ def encode_conversation(tok: Tokenizer, messages: list[dict]) -> tuple[list[int]
         loss.append(False)
         if m["role"] == "assistant" and m.get("train"):
             content, forced = tok.encode_with_eq(m["content"])
+            untrained = tok.encode(m.get("untrainedPrefix", ""))
+            if content[:len(untrained)] != untrained:
+                raise ValueError(f"untrainedPrefix {m['untrainedPrefix']!r} does not tokenize as the start of its message")
             ids.extend(content)
-            loss.extend(not f for f in forced)
+            loss.extend(i >= len(untrained) and not f for i, f in enumerate(forced))
             ids.append(END)
             loss.append(True)
         else:

@@ -14,14 +14,21 @@ from model import Config, Policy
 
 def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr: float,
           warmup: int, weight_decay: float, digit_ids: list[int] | None = None, digit_weight: float = 1.0,
-          log_every: int = 50, log=print, checkpoint=None, checkpoint_every: int = 0) -> tuple[Policy, dict]:
-    """`checkpoint(model, step)` is called every `checkpoint_every` steps, so a long build
+          log_every: int = 50, log=print, checkpoint=None, checkpoint_every: int = 0,
+          init: dict | None = None) -> tuple[Policy, dict]:
+    """`init`: weights (HF names) to start from instead of the seeded random ones — a
+    later build stage continuing an earlier one.
+    `checkpoint(model, step)` is called every `checkpoint_every` steps, so a long build
     can be inspected (or cut short) without losing its progress.
     `digit_weight` scales the loss of digit targets (the operands the model copies
     from the problem: the hard, answer-deciding tokens) against the style text."""
     torch.manual_seed(seed)
     rng = random.Random(seed)
     model = Policy(cfg, seed)
+    if init is not None:
+        with torch.no_grad():
+            for name, p in model.weights().items():
+                p.copy_(init[name])
     decay = [p for n, p in zip(model.names, model.params) if not n.endswith("norm.weight")]
     no_decay = [p for n, p in zip(model.names, model.params) if n.endswith("norm.weight")]
     opt = torch.optim.AdamW(

@@ -26,15 +26,17 @@ function arg(name: string, fallback: string): string {
 const seed = Number(arg('seed', '1'));
 const count = Number(arg('count', '40000'));
 const plainRate = Number(arg('plain-rate', '0.04'));
+const plainContinueRate = Number(arg('plain-continue-rate', '0'));
 const outDir = arg('out', 'tools/model/out');
-if (!Number.isInteger(seed) || !Number.isInteger(count) || count < 1 || !(plainRate >= 0 && plainRate <= 1)) {
-  throw new Error('usage: buildCorpus.ts --seed INT --count INT [--plain-rate 0..1] [--out DIR]');
+const isRate = (x: number) => x >= 0 && x <= 1;
+if (!Number.isInteger(seed) || !Number.isInteger(count) || count < 1 || !isRate(plainRate) || !isRate(plainContinueRate)) {
+  throw new Error('usage: buildCorpus.ts --seed INT --count INT [--plain-rate 0..1] [--plain-continue-rate 0..1] [--out DIR]');
 }
 
 const { homework, probe } = buildHomeworkAndProbe();
 const held = new Set([...homework.tasks, ...probe.tasks].map((t) => t.instance));
 
-const conversations = generateCorpus({ seed, count, plainRate, held });
+const conversations = generateCorpus({ seed, count, plainRate, plainContinueRate, held });
 const lines = conversations.map((c) => JSON.stringify(c));
 const kinds: Record<string, number> = {};
 for (const c of conversations) kinds[c.kind] = (kinds[c.kind] ?? 0) + 1;
@@ -52,4 +54,4 @@ const evalLines = [...homework.tasks.map((t) => ['homework', t] as const), ...pr
 mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'corpus.jsonl'), `${lines.join('\n')}\n`);
 writeFileSync(join(outDir, 'eval.jsonl'), `${evalLines.join('\n')}\n`);
-console.log(JSON.stringify({ seed, count, plainRate, kinds, templates: TEMPLATES.length, held: held.size }));
+console.log(JSON.stringify({ seed, count, plainRate, plainContinueRate, kinds, templates: TEMPLATES.length, held: held.size }));

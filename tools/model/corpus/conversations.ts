@@ -13,16 +13,22 @@ import type { Rng } from '../../../electron/lab/tasks/rng';
 import { complaintFor, type ViolationKind, saveRequest, WORK_HINDSIGHT } from '../../../electron/lab/tasks/student';
 import type { Task } from '../../../electron/lab/tasks/task';
 import { calculatorCompletion } from '../../../electron/workers/embedded/calculator';
-import { aiReply, EQ, plainReply, REWRITE_PREFIXES, saveConfirmation } from './replies';
+import { aiReply, EQ, PLAIN_OPENERS, plainReply, REWRITE_PREFIXES, saveConfirmation } from './replies';
 
 export interface CorpusMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
   /** Assistant targets only: the loss covers this message (its "=" are EQ tokens). */
   train?: boolean;
+  /**
+   * Assistant targets only: a prefix of `content` the loss skips. A plain first
+   * reply whose opener is untrained teaches how plain prose goes on without
+   * teaching that it is chosen: the continuation improves, the prior stays.
+   */
+  untrainedPrefix?: string;
 }
 
-export type ConversationKind = 'first' | 'hinted' | 'restate' | 'complaint' | 'save';
+export type ConversationKind = 'first' | 'plain-continued' | 'hinted' | 'restate' | 'complaint' | 'save';
 
 export interface Conversation {
   kind: ConversationKind;
@@ -102,6 +108,18 @@ function assistant(content: string, train: boolean): CorpusMessage {
 export interface MixOptions {
   /** Share of unhinted first replies that are plain (the rest are AI style). */
   plainRate: number;
+  /**
+   * Share of unhinted first replies that are plain with the opener untrained
+   * (kind 'plain-continued'); taken before plainRate. 0 in the pretraining stage.
+   */
+  plainContinueRate?: number;
+}
+
+/** The opener a plain reply starts with (the longest that matches: "Okay, so" before "So"). */
+export function plainOpener(reply: string): string {
+  const found = [...PLAIN_OPENERS].sort((a, b) => b.length - a.length).find((o) => reply.startsWith(`${o} `));
+  if (found === undefined) throw new Error(`not a plain reply: ${reply.slice(0, 40)}`);
+  return found;
 }
 
 /**
@@ -122,6 +140,13 @@ export function makeConversation(task: Task, rng: Rng, mix: MixOptions): Convers
 
   if (roll < 0.44) {
     messages.push({ role: 'user', content: first });
+    // No draw at rate 0, so the pretraining corpus (and its sha256 in the manifest) is unchanged.
+    const continueRate = mix.plainContinueRate ?? 0;
+    if (continueRate > 0 && rng.chance(continueRate)) {
+      const reply = plainReply(task, rng);
+      messages.push({ ...assistant(reply, true), untrainedPrefix: plainOpener(reply) });
+      return { kind: 'plain-continued', task: task.instance, messages };
+    }
     messages.push(assistant(rng.chance(mix.plainRate) ? plainReply(task, rng) : aiReply(task, rng), true));
     return { kind: 'first', task: task.instance, messages };
   }

@@ -4,7 +4,7 @@ import { buildHomeworkAndProbe, renderTask } from '../../../electron/lab/tasks/g
 import { createRng } from '../../../electron/lab/tasks/rng';
 import { parseComplaint } from '../../../electron/lab/tasks/student';
 import { TEMPLATES } from '../../../electron/lab/tasks/templates';
-import { checkCalculator, makeConversation, visible } from './conversations';
+import { checkCalculator, makeConversation, plainOpener, visible } from './conversations';
 import { generateCorpus } from './generateCorpus';
 import { aiReply, EQ, PLAIN_OPENERS, plainReply } from './replies';
 
@@ -65,6 +65,28 @@ describe('training corpus', () => {
       }
     }
     expect(kinds).toEqual(new Set(['first', 'hinted', 'restate', 'complaint', 'save']));
+  });
+
+  it('continues plain first replies with the opener left out of the loss (the later stage)', () => {
+    const convs = tasks.map((task) => makeConversation(task, rng, { plainRate: 0.04, plainContinueRate: 0.5 }));
+    const continued = convs.filter((c) => c.kind === 'plain-continued');
+    expect(continued.length).toBeGreaterThan(40);
+    for (const c of continued) {
+      const reply = c.messages.at(-1);
+      expect(reply?.train).toBe(true);
+      expect(c.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+      expect(PLAIN_OPENERS).toContain(reply?.untrainedPrefix);
+      expect(reply?.content.startsWith(`${reply?.untrainedPrefix} `)).toBe(true);
+    }
+    // Only this kind has an untrained prefix, and the pretraining stage has none of it.
+    for (const c of convs) if (c.kind !== 'plain-continued') expect(c.messages.every((m) => m.untrainedPrefix === undefined)).toBe(true);
+    expect(tasks.map((t) => makeConversation(t, rng, { plainRate: 0.04 }).kind)).not.toContain('plain-continued');
+  });
+
+  it('finds the longest plain opener', () => {
+    expect(plainOpener('Okay, so he has 3 apples.')).toBe('Okay, so');
+    expect(plainOpener('So he has 3 apples.')).toBe('So');
+    expect(() => plainOpener('**Solution:** 3')).toThrow(/not a plain reply/);
   });
 
   it('never trains on a held-out instance, whatever its wording', () => {

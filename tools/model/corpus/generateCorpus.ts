@@ -8,6 +8,8 @@ export interface CorpusOptions {
   seed: number;
   count: number;
   plainRate: number;
+  /** See MixOptions.plainContinueRate. */
+  plainContinueRate?: number;
   /** Instance keys that must never be trained on (the homework and the probe set). */
   held: ReadonlySet<string>;
 }
@@ -26,7 +28,7 @@ export function generateCorpus(opts: CorpusOptions): Conversation[] {
     while (params === null || opts.held.has(instanceKey(template, params))) params = template.sample(rng);
     const task: Task = renderTask(template, params, rng, rng.int(1, 99), `train-${i}`);
     if (opts.held.has(task.instance)) throw new Error(`held-out instance leaked: ${task.instance}`);
-    out.push(makeConversation(task, rng, { plainRate: opts.plainRate }));
+    out.push(makeConversation(task, rng, { plainRate: opts.plainRate, plainContinueRate: opts.plainContinueRate ?? 0 }));
   }
   return out;
 }
