@@ -57,6 +57,20 @@
  *   after, gold 83–88 % from step 3 on — worse here than 0.1 on both counts, so the bench keeps 0.1.
  * - --batch 4 learns the style as fast per step (pass 88 % at step 4, only 16 replies), then drifts
  *   (gold 74 % by step 10): the number of steps, not of replies, sets the pace.
+ * Why gold dipped at the flip (--dump, every probe reply): the step-3 replies that
+ * lost gold were plain ones (84 % gold against 96 % for markdown), on a few problems
+ * each time (a swapped operand, a step skipped) — the plain prose the policy
+ * inherits from the base after the student's own message, which the base had
+ * rarely been trained on (4 % of its first replies; forced plain opener, no hint:
+ * gold 0.86–0.93). The committed build's second stage trains that continuation
+ * with the opener left out of the loss (tools/model/README.md, "Stages"):
+ * - stage 2 of 400 steps at lr 3e-4: the flip is cleaner (clean 99 % at step 3) but
+ *   gold 86–90 % after it, no better;
+ * - 1200 steps at lr 1e-3 (committed): pass 0 → 92 % at step 3, 99 % at 4; gold
+ *   94 → 97–99 %, never below the base. OPD only: 79 % at step 3, gold ≥ 92 %.
+ *   Pass then slides to 79 % by step 8 (markers come back). My reading, not measured:
+ *   once nearly every reply is accepted the OPD term is ~0, and the KL term pulls the
+ *   opener back toward the base's markdown. The gate keeps such a candidate from serving.
  * Adam normalises the step size, so the KL coefficient shapes the direction of an
  * update (toward the base's token choices) more than its size; the decay keeps the
  * last steps from overshooting into the collapse.
