@@ -276,7 +276,8 @@ async function main(): Promise<void> {
       }),
     );
     if (args.dump !== undefined) {
-      for (const r of replies) appendFileSync(String(args.dump), `${JSON.stringify({ at: probeLabel, task: r.taskId, seed: r.seed, gold: r.gold, goldAt: r.verdict.goldAt, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text })}\n`);
+      const lines = replies.map((r) => JSON.stringify({ at: probeLabel, task: r.taskId, seed: r.seed, gold: r.gold, goldAt: r.verdict.goldAt, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text }));
+      appendFileSync(String(args.dump), `${lines.join('\n')}\n`);
     }
     lastProbeExamples = replies.slice(0, 2).map((r) => ({ task: r.taskId, gold: r.gold, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text.slice(0, 600) }));
     return probeMetrics(replies);

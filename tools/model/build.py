@@ -71,12 +71,7 @@ def load_earlier_stage(a) -> tuple[dict, Tokenizer, list[dict]]:
     mismatched = {k: (arch[k], v) for k, v in wanted.items() if arch[k] != v}
     if mismatched:
         raise SystemExit(f"--init {a.init}: architecture differs from the flags (theirs, ours): {mismatched}")
-    # A build from before stages were recorded was a single stage: its own rebuild command.
-    stages = earlier.get("stages") or [{"rebuild": earlier["rebuild"], "corpus_sha256": earlier["corpus"]["sha256"],
-                                        "steps": earlier["training"]["steps"], "lr": earlier["training"]["lr"],
-                                        "plain_continue_rate": 0.0,
-                                        "train_seconds": earlier["training"]["train_seconds"],
-                                        "final_loss": earlier["final_loss"]}]
+    stages = earlier["stages"]
     tok = Tokenizer.load(os.path.join(a.init, "tokenizer.json"))
     return read_safetensors(os.path.join(a.init, "base.safetensors")), tok, stages
 
@@ -179,10 +174,9 @@ def main(argv: list[str]) -> None:
     rebuild = ["/usr/bin/python3", "tools/model/build.py"] + [
         f"--{k.replace('_', '-')}={getattr(a, k)}" for k in DEFAULTS] + ([f"--init={a.init}"] if a.init else []) + [
         f"--out={a.out}", f"--work={a.work}"]
-    rebuild_cmd = " ".join(shlex.quote(x) for x in rebuild)
-    stage = {"rebuild": rebuild_cmd, "corpus_sha256": corpus_sha, "steps": a.steps, "lr": a.lr,
-             "plain_continue_rate": a.plain_continue_rate, "train_seconds": round(stats["train_seconds"], 1),
-             "final_loss": round(stats["final_loss"], 5)}
+    # Each stage's flags are in its command; the rest of the manifest describes the last stage.
+    stage = {"rebuild": " ".join(shlex.quote(x) for x in rebuild), "corpus_sha256": corpus_sha,
+             "train_seconds": round(stats["train_seconds"], 1), "final_loss": round(stats["final_loss"], 5)}
     manifest = {
         "name": "gatelab-embedded-policy",
         "files": files,
@@ -204,8 +198,6 @@ def main(argv: list[str]) -> None:
         "final_loss": round(stats["final_loss"], 5),
         "onnx_max_abs_diff": diff,
         "eval": evals,
-        # The last stage's command; with stages, run every stage's command in order.
-        "rebuild": rebuild_cmd,
         "stages": earlier_stages + [stage],
     }
     with open(os.path.join(a.out, "manifest.json"), "w") as f:

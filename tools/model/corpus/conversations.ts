@@ -115,9 +115,12 @@ export interface MixOptions {
   plainContinueRate?: number;
 }
 
-/** The opener a plain reply starts with (the longest that matches: "Okay, so" before "So"). */
+/** Longest first, so "Okay, so" is found before "So". */
+const OPENERS_LONGEST_FIRST = [...PLAIN_OPENERS].sort((a, b) => b.length - a.length);
+
+/** The opener a plain reply starts with. */
 export function plainOpener(reply: string): string {
-  const found = [...PLAIN_OPENERS].sort((a, b) => b.length - a.length).find((o) => reply.startsWith(`${o} `));
+  const found = OPENERS_LONGEST_FIRST.find((o) => reply.startsWith(`${o} `));
   if (found === undefined) throw new Error(`not a plain reply: ${reply.slice(0, 40)}`);
   return found;
 }
