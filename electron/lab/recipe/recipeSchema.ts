@@ -41,6 +41,11 @@ export const deviceMapSchema = z.strictObject({
   student: deviceSchema,
 });
 
+/** A role's worker as the workers panel lists it: the role, and its GPU indices when it has any. */
+export function workerRole(role: string, device: WorkerDevice): { role: string; gpus?: readonly number[] } {
+  return typeof device === 'object' && 'gpus' in device ? { role, gpus: device.gpus } : { role };
+}
+
 /** The nice value a worker on this device is started with (0 when none is set). */
 export function niceOf(device: WorkerDevice): number {
   return typeof device === 'object' && 'cpu' in device ? device.cpu.nice : 0;

@@ -20,7 +20,7 @@ import { RunJournal } from '../journal/runJournal';
 import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import { createTurnJudge } from '../judge/createTurnJudge';
 import { loadRecipe, resolveRecipePath, type LoadedRecipe } from '../recipe/loadRecipe';
-import { niceOf, recipeSchema, type Recipe } from '../recipe/recipeSchema';
+import { niceOf, recipeSchema, workerRole, type Recipe } from '../recipe/recipeSchema';
 import { probeHost, reasonsNotRunnable } from '../recipe/runnability';
 import { startEmbeddedEngine, type EmbeddedEngine } from '../serving/engineClient';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
@@ -200,10 +200,10 @@ export class LiveRun {
     const gateOnly = (this.options.mode ?? 'run') === 'gate';
     // The engines start side by side (each loads and hash-checks the model).
     const started = await Promise.allSettled([
-      startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.probe), ...engineLog('probe') }),
+      startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.probe), describe: workerRole('probe', this.recipe.devices.probe), ...engineLog('probe') }),
       gateOnly
         ? Promise.resolve(undefined)
-        : startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.serving), ...engineLog('serving') }),
+        : startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.serving), describe: workerRole('serving', this.recipe.devices.serving), ...engineLog('serving') }),
     ]);
     const probe = started[0].status === 'fulfilled' ? started[0].value : undefined;
     let serving = started[1].status === 'fulfilled' ? started[1].value : undefined;

@@ -18,7 +18,7 @@
 import path from 'node:path';
 import type { RunJournal } from '../journal/runJournal';
 import type { ReleaseGate } from '../gate/releaseGate';
-import { niceOf, windowTurns, type Recipe } from '../recipe/recipeSchema';
+import { niceOf, windowTurns, workerRole, type Recipe } from '../recipe/recipeSchema';
 import { loraModuleFromPeft } from '../weights/adapterSpec';
 import { SupervisedWorker } from '../workers/supervisedWorker';
 import { workerEntry } from '../workers/workerEntry';
@@ -72,6 +72,7 @@ export class TrainerFeed {
       protocol: trainerProtocol,
       entry: () => workerEntry('trainer'),
       nice: niceOf(recipe.devices.trainer),
+      describe: workerRole('trainer', recipe.devices.trainer),
       startTimeoutMs: 120_000,
       // After every (re)start: the model, the store and the adapter of the last journaled step.
       setup: async (connection) => {

@@ -15,6 +15,7 @@ import type {
 import { engineProtocol, type EngineProtocol } from '../../workers/embedded/engineProtocol';
 import { SupervisedWorker, type WorkerState } from '../workers/supervisedWorker';
 import { workerEntry } from '../workers/workerEntry';
+import type { WorkerDescriptor } from '../workers/workerRegistry';
 import { WorkerCallError } from '../workers/workerMessages';
 
 /** A promoted adapter as the pointer names it; `path` is its content-addressed blob. */
@@ -61,6 +62,8 @@ export type EmbeddedEngineOptions = {
   env?: Readonly<Record<string, string>>;
   /** The worker's nice value (the recipe's device map); 0 = normal priority. */
   nice?: number;
+  /** Its role (serving, probe) and GPUs, for the workers panel. */
+  describe?: WorkerDescriptor;
   onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
   onStateChange?: (state: WorkerState, detail?: string) => void;
 };
@@ -85,6 +88,7 @@ class WorkerEngineClient implements EngineClient {
       entry: () => workerEntry('engine'),
       ...(options.env ? { env: options.env } : {}),
       ...(options.nice ? { nice: options.nice } : {}),
+      ...(options.describe ? { describe: options.describe } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
       startTimeoutMs: 60_000,

@@ -13,6 +13,7 @@ import { setPriority } from 'node:os';
 import { launchWorker, type LaunchOptions, type WorkerExit } from './workerProcess';
 import { describeExit, WorkerConnection, type CallOptions } from './workerConnection';
 import type { WorkerEntry } from './workerEntry';
+import { workerRegistry, type WorkerDescriptor, type WorkerRegistry, type WorkerReporter } from './workerRegistry';
 import { WorkerCallError, type MethodName, type ParamsOf, type ProgressOf, type ResultOf, type RpcProtocol } from './workerMessages';
 
 export type WorkerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
@@ -38,6 +39,10 @@ export interface SupervisorOptions<P extends RpcProtocol> {
   readonly restartDelayMs?: number;
   readonly onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
   readonly onStateChange?: (state: WorkerState, detail?: string) => void;
+  /** Its role and GPUs, for the workers panel (default: the role is `name`, on the CPU). */
+  readonly describe?: WorkerDescriptor;
+  /** Where it reports its processes (default: the lab process's `workerRegistry`). */
+  readonly registry?: WorkerRegistry;
 }
 
 export class SupervisedWorker<P extends RpcProtocol> {
@@ -47,8 +52,11 @@ export class SupervisedWorker<P extends RpcProtocol> {
   private readonly restartTimes: number[] = [];
   private failure: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
+  private readonly reporter: WorkerReporter;
 
-  constructor(private readonly options: SupervisorOptions<P>) {}
+  constructor(private readonly options: SupervisorOptions<P>) {
+    this.reporter = (options.registry ?? workerRegistry).register(options.name, options.describe);
+  }
 
   get state(): WorkerState {
     return this.currentState;
@@ -96,6 +104,14 @@ export class SupervisedWorker<P extends RpcProtocol> {
    * SIGKILL after as long again. Resolves when the process is gone.
    */
   async shutdown(graceMs = 5000): Promise<void> {
+    try {
+      await this.stopProcess(graceMs);
+    } finally {
+      this.reporter.remove();
+    }
+  }
+
+  private async stopProcess(graceMs: number): Promise<void> {
     this.setState('stopped');
     if (this.restartTimer) clearTimeout(this.restartTimer);
     const connection = this.connection;
@@ -113,6 +129,7 @@ export class SupervisedWorker<P extends RpcProtocol> {
   private setState(state: WorkerState, detail?: string): void {
     if (this.currentState === 'stopped' && state !== 'stopped') return;
     this.currentState = state;
+    this.reporter.state(state, detail);
     this.options.onStateChange?.(state, detail);
   }
 
@@ -126,11 +143,15 @@ export class SupervisedWorker<P extends RpcProtocol> {
       ...(cwd ? { cwd } : {}),
       onLog: (line, stream) => {
         if (stream === 'stderr') connection?.noteLog(line);
+        this.reporter.log(line, stream);
         onLog?.(line, stream);
       },
     };
     try {
-      connection = new WorkerConnection(name, protocol, launchWorker(this.options.entry(), launchOptions), startTimeoutMs);
+      const entry = this.options.entry();
+      const launched = launchWorker(entry, launchOptions);
+      this.reporter.launched(entry, launched.pid);
+      connection = new WorkerConnection(name, protocol, launched, startTimeoutMs);
     } catch (error) {
       this.failure = (error as Error).message;
       this.setState('failed', this.failure);
@@ -142,6 +163,8 @@ export class SupervisedWorker<P extends RpcProtocol> {
       await connection.whenReady();
       const { nice } = this.options;
       const pid = connection.process.pid;
+      // An Electron utility process knows its pid only once it has spawned.
+      if (pid !== undefined) this.reporter.pidKnown(pid);
       if (nice && pid !== undefined) setPriority(pid, nice);
       await this.options.setup?.(connection);
       this.setState('running');
@@ -164,7 +187,9 @@ export class SupervisedWorker<P extends RpcProtocol> {
     const now = Date.now();
     const { maxRestarts = 3, restartWindowMs = 60_000, restartDelayMs = 250 } = this.options;
     while (this.restartTimes.length > 0 && now - (this.restartTimes[0] as number) > restartWindowMs) this.restartTimes.shift();
-    if (this.restartTimes.length >= maxRestarts) {
+    const restarting = this.restartTimes.length < maxRestarts;
+    this.reporter.exited(reason, restarting);
+    if (!restarting) {
       this.failure = `${reason} (after ${this.restartTimes.length} restarts within ${restartWindowMs} ms)`;
       this.started = Promise.reject(new WorkerCallError('not_running', this.failure));
       this.started.catch(() => undefined);
@@ -181,7 +206,14 @@ export class SupervisedWorker<P extends RpcProtocol> {
           reject(new WorkerCallError('not_running', `worker ${this.options.name} was shut down`));
           return;
         }
-        this.spawn('restarting').then(resolve, reject);
+        // The registry may hold a restart (a test's barrier); without a hold this resolves at once.
+        this.reporter
+          .beforeRestart()
+          .then(() => {
+            if (this.currentState === 'stopped') throw new WorkerCallError('not_running', `worker ${this.options.name} was shut down`);
+            return this.spawn('restarting');
+          })
+          .then(resolve, reject);
       }, delay);
     });
     this.started.catch(() => undefined);

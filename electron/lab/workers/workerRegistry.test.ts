@@ -1,0 +1,139 @@
+import { getPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { echoProtocol } from './testing/echoProtocol';
+import { SupervisedWorker } from './supervisedWorker';
+import { sourceWorkerEntry } from './workerEntry';
+import { describeCommand, LOG_LINE_CHARS, LOG_LINES_KEPT, WorkerRegistry, type WorkerSnapshot } from './workerRegistry';
+
+const echoSource = fileURLToPath(new URL('./testing/echoWorker.ts', import.meta.url));
+const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.shutdown(2000)));
+});
+
+function supervised(registry: WorkerRegistry, options: { role?: string; gpus?: number[]; nice?: number } = {}) {
+  const worker = new SupervisedWorker({
+    name: 'echo',
+    protocol: echoProtocol,
+    entry: () => sourceWorkerEntry(echoSource),
+    registry,
+    ...(options.role ? { describe: { role: options.role, ...(options.gpus ? { gpus: options.gpus } : {}) } } : {}),
+    ...(options.nice !== undefined ? { nice: options.nice } : {}),
+    restartDelayMs: 10,
+  });
+  workers.push(worker);
+  return worker;
+}
+
+const only = (registry: WorkerRegistry): WorkerSnapshot => {
+  const list = registry.list();
+  expect(list).toHaveLength(1);
+  return list[0]!;
+};
+
+describe('the worker registry (unit)', () => {
+  it('records launches, states, exits and a bounded log tail, on its own clock', () => {
+    let now = 1000;
+    const registry = new WorkerRegistry(() => now);
+    let changes = 0;
+    registry.onChange(() => changes++);
+    const reporter = registry.register('trainer', { role: 'trainer', gpus: [1, 2] });
+    expect(only(registry)).toMatchObject({ id: 'w1', role: 'trainer', name: 'trainer', state: 'idle', pid: null, gpus: [1, 2], restarts: 0 });
+    now = 2000;
+    reporter.launched({ kind: 'process', command: '/usr/bin/python3', args: ['-m', 'gatelab_trainer', '--api-key', 'secret'], env: {} }, 4242);
+    reporter.state('running');
+    expect(only(registry)).toMatchObject({ kind: 'process', command: 'python3 -m gatelab_trainer', pid: 4242, startedAt: 2000, state: 'running', stateSince: 2000 });
+    now = 3000;
+    reporter.exited('worker trainer was killed by SIGKILL', true);
+    reporter.state('restarting', 'worker trainer was killed by SIGKILL');
+    expect(only(registry)).toMatchObject({
+      pid: null,
+      startedAt: null,
+      restarts: 1,
+      state: 'restarting',
+      detail: 'worker trainer was killed by SIGKILL',
+      lastExit: { at: 3000, reason: 'worker trainer was killed by SIGKILL' },
+    });
+    for (let i = 0; i < LOG_LINES_KEPT + 5; i++) reporter.log(`line ${i}`, 'stderr');
+    reporter.log('x'.repeat(LOG_LINE_CHARS + 10), 'stdout');
+    const { log } = only(registry);
+    expect(log).toHaveLength(LOG_LINES_KEPT);
+    expect(log[0]!.line).toBe('line 6');
+    expect(log.at(-1)!.line).toHaveLength(LOG_LINE_CHARS + 1);
+    expect(changes).toBeGreaterThan(LOG_LINES_KEPT);
+    reporter.remove();
+    expect(registry.list()).toEqual([]);
+  });
+
+  it('names the program and its script or module, never the other arguments', () => {
+    expect(describeCommand({ kind: 'node', command: '/usr/bin/node', args: ['--import', 'file:///x/tsx/dist/loader.mjs', '/repo/electron/workers/embedded/engineWorker.ts'], env: {} })).toBe(
+      'node engineWorker.ts',
+    );
+    expect(describeCommand({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/trainer.js'], env: {} })).toBe('node trainer.js');
+    expect(describeCommand({ kind: 'utility', modulePath: '/app/dist/workers/engine.js', args: [] })).toBe('utilityProcess engine.js');
+    expect(describeCommand({ kind: 'process', command: '/opt/venv/bin/vllm', args: ['serve', '/models/qwen', '--api-key', 'k'], env: {} })).toBe('vllm serve');
+    expect(describeCommand({ kind: 'process', command: 'python3', args: ['/repo/electron/workers/torch/trainer.py', '--token', 't'], env: {} })).toBe('python3 trainer.py');
+    expect(describeCommand({ kind: 'process', command: 'python3', args: ['--token', 't'], env: {} })).toBe('python3');
+  });
+});
+
+describe('SupervisedWorker reports into the registry (real processes)', () => {
+  it('lists a running worker with its pid, role, command and the nice value the OS reports', async () => {
+    const registry = new WorkerRegistry();
+    const worker = supervised(registry, { role: 'probe', nice: 5 });
+    await worker.start();
+    const w = only(registry);
+    expect(w).toMatchObject({ role: 'probe', name: 'echo', kind: 'node', command: 'node echoWorker.ts', state: 'running', pid: worker.pid, gpus: null, restarts: 0 });
+    expect(w.nice).toBe(getPriority(worker.pid!));
+    expect(w.nice).toBe(5);
+    expect(w.startedAt).not.toBeNull();
+    await worker.shutdown(2000);
+    expect(registry.list()).toEqual([]);
+  });
+
+  it('shows a crashed worker as restarting while its restart is held, then running again with a new pid', async () => {
+    const registry = new WorkerRegistry();
+    let release: () => void = () => undefined;
+    const held: WorkerSnapshot[] = [];
+    registry.holdRestarts((w) => {
+      held.push(w);
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    const worker = supervised(registry, { role: 'serving' });
+    await worker.start();
+    const first = worker.pid!;
+    await worker.call('crash', { code: 3 }).catch(() => undefined);
+    // The hook is the barrier: once it is called, the restart waits for it.
+    await expect.poll(() => held.length).toBe(1);
+    const during = only(registry);
+    expect(during).toMatchObject({ state: 'restarting', pid: null, restarts: 1, lastExit: { reason: 'worker echo exited with code 3' } });
+    // stderr may arrive after the exit event: wait for the line, not for a time.
+    await expect.poll(() => only(registry).log.map((l) => l.line)).toContain('about to crash on purpose');
+    const back = worker.call('echo', { text: 'back' });
+    release();
+    const { pid } = await back;
+    expect(pid).not.toBe(first);
+    expect(only(registry)).toMatchObject({ state: 'running', pid, restarts: 1 });
+  });
+
+  it('a worker shut down while its restart is held leaves the list and does not restart', async () => {
+    const registry = new WorkerRegistry();
+    let heldCalls = 0;
+    registry.holdRestarts(() => {
+      heldCalls++;
+      return new Promise<void>(() => undefined); // never released
+    });
+    const worker = supervised(registry, { role: 'trainer', gpus: [0] });
+    await worker.start();
+    await worker.call('crash', { code: 1 }).catch(() => undefined);
+    await expect.poll(() => heldCalls).toBe(1);
+    expect(only(registry).gpus).toEqual([0]);
+    await worker.shutdown(2000);
+    expect(registry.list()).toEqual([]);
+    expect(worker.state).toBe('stopped');
+  });
+});
