@@ -22,10 +22,13 @@ export const LAB_METHOD_CHANNELS = [
   'liveRuns.inject',
   'liveRuns.rollback',
   'liveRuns.probeReplies',
+  'liveRuns.transcript',
+  'liveRuns.openCurve',
+  'workers.list',
 ] as const;
 
 /** The channels a renderer may subscribe to. */
-export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed'] as const;
+export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed', 'workers.changed'] as const;
 
 export type LabMethodChannel = (typeof LAB_METHOD_CHANNELS)[number];
 export type LabEventChannel = (typeof LAB_EVENT_CHANNELS)[number];

@@ -3,6 +3,7 @@ import { appMethods } from './app';
 import { labEvents } from './events';
 import { liveRunsMethods } from './liveRuns';
 import { runsMethods } from './runs';
+import { workersMethods } from './workers';
 import { isLabEventChannel, isLabMethodChannel } from './channelLists';
 
 /**
@@ -16,6 +17,7 @@ export const labMethods = {
   ...appMethods,
   ...runsMethods,
   ...liveRunsMethods,
+  ...workersMethods,
 } as const;
 
 export type LabMethods = typeof labMethods;

@@ -13,6 +13,7 @@ import { LAB_METHOD_CHANNELS } from './channelLists';
 import { LabError } from './errors';
 import type { LabEnvelope } from './errors';
 import type { RunPatch } from './liveRuns';
+import type { WorkersView } from './workers';
 
 export const REFERENCE_ID = 'reef-2026-09-14-qwen3.5-9b-gated';
 export const REPO_ASSETS_DIR = fileURLToPath(new URL('../../assets', import.meta.url));
@@ -72,6 +73,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     });
 
     const curveText = readFileSync(join(REFERENCE_DIR, 'curve.csv'), 'utf8');
+    const workerEvents: WorkersView[] = [];
     const gateText = readFileSync(join(REFERENCE_DIR, 'gate.csv'), 'utf8');
 
     test('app.info names the app', async () => {
@@ -252,6 +254,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('liveRuns.start runs the embedded recipe (its first session here): the run streams reset, then patches, to completion', async () => {
       const patches: RunPatch[] = [];
       const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
+      const offWorkers = harness.api.on('workers.changed', (view) => workerEvents.push(view));
       const started = await harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 1 });
       expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 1, completed: 0 } });
       expect(started.header.runDir.startsWith(runsDir)).toBe(true);
@@ -270,7 +273,65 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(patches.filter((p) => p.reset)).toHaveLength(1);
       expect(patches.flatMap((p) => p.sessions.map((x) => x.session))).toContain(0);
       off();
+      offWorkers();
     }, 180_000);
+
+    test('workers.list: the run\'s serving and probe engines and its trainer, live processes on the CPU at the recipe\'s nice values; workers.changed streams them', async () => {
+      // The completed run keeps its gate open, so its processes are still up.
+      const { workers, gpuProblem } = await harness.api.workers.list();
+      expect(gpuProblem).toBeNull();
+      const byRole = new Map(workers.map((w) => [w.role, w]));
+      expect([...byRole.keys()].sort()).toEqual(['probe', 'serving', 'trainer']);
+      for (const w of workers) {
+        expect(w, w.role).toMatchObject({ state: 'running', kind: 'node', gpus: null, restarts: 0, lastExit: null });
+        expect(w.pid).toBeGreaterThan(0);
+        expect(w.startedAt).not.toBeNull();
+      }
+      expect(byRole.get('serving')).toMatchObject({ name: 'engine', nice: 10, command: expect.stringMatching(/^node engine(Worker\.ts|\.js)$/) });
+      expect(byRole.get('probe')).toMatchObject({ name: 'engine', nice: 0 });
+      expect(byRole.get('trainer')).toMatchObject({ name: 'trainer', nice: 0 });
+      expect(byRole.get('serving')!.logTail.length).toBeGreaterThanOrEqual(0);
+      expect(await harness.rawInvoke('workers.list', { all: true })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      // While the run started, the event said so: the engines starting, then running.
+      const seen = (role: string, state: string) => workerEvents.some((e) => e.workers.some((w) => w.role === role && w.state === state));
+      expect(seen('serving', 'running') && seen('probe', 'running') && seen('trainer', 'running')).toBe(true);
+    });
+
+    test('liveRuns.transcript: the whole session, every turn with its verdict, reward and hint; the first turn is the session\'s scored reply', async () => {
+      const { run } = await harness.api.liveRuns.current();
+      const session = run!.sessions[0]!;
+      const transcript = await harness.api.liveRuns.transcript({ session: 0 });
+      expect(transcript).toMatchObject({ session: 0, taskId: session.taskId, question: session.question, gold: session.gold, accepted: session.accepted });
+      expect(transcript.turns.length).toBe(session.turns);
+      const first = transcript.turns[0]!;
+      expect(first).toMatchObject({ turn: 0, reply: session.firstReply, version: session.version, verdict: session.verdict, nextState: session.reaction, reward: session.reward, hint: session.hint });
+      // The rule PRM (docs/internals.md): a complaint is −1, a save request +1; a complaint carries the hint.
+      for (const turn of transcript.turns) {
+        if (turn.nextState === null) continue;
+        expect(turn.reward, turn.nextState).not.toBeNull();
+        if (turn.reward === -1) expect(turn.hint?.accepted).toBe(true);
+      }
+      expect(transcript.turns.map((t) => t.turn)).toEqual(transcript.turns.map((_, i) => i));
+      await expect(harness.api.liveRuns.transcript({ session: 5 })).rejects.toMatchObject({ code: 'not-found' });
+      expect(await harness.rawInvoke('liveRuns.transcript', { session: -1 })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+    });
+
+    test('liveRuns.openCurve: a run folder\'s curve.csv titled by the folder\'s name, as its file says; no path tricks', async () => {
+      const { run } = await harness.api.liveRuns.current();
+      const runId = run!.header.runDir.split(/[\\/]/).at(-1)!;
+      const loaded = await harness.api.liveRuns.openCurve({ runId, purpose: 'compare' });
+      expect(loaded.summary).toMatchObject({ title: runId, sessionCount: 1, sourceKind: 'files' });
+      expect(loaded.sessions).toEqual(run!.sessions.map((s) => s.curve));
+      expect(loaded.files.map((f) => f.name)).toEqual(['curve.csv']);
+      const byPath = await harness.api.liveRuns.openCurve({ path: run!.header.runDir });
+      expect(byPath.summary.title).toBe(runId);
+      expect(byPath.sessions).toEqual(loaded.sessions);
+      for (const where of [{ runId: '../etc' }, { runId: 'a/b' }, { runId: runId, purpose: 'steal' }]) {
+        expect(await harness.rawInvoke('liveRuns.openCurve', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      }
+      await expect(harness.api.liveRuns.openCurve({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.liveRuns.openCurve({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
+    });
 
     test('liveRuns.open: a run id is a folder name, never a path; a folder that is no run is not-found', async () => {
       for (const where of [{ runId: '../etc' }, { runId: '.hidden' }, { runId: 'a/b' }, {}]) {

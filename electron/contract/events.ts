@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { EventTable } from './define';
 import { RunPatch } from './liveRuns';
 import { RunSummary } from './runs';
+import { WorkersView } from './workers';
 
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,4 +20,6 @@ export const labEvents = {
   'runs.loaded': RunSummary,
   /** The run on screen changed: batched (one event per burst of journal events), merged by key. */
   'liveRuns.changed': RunPatch,
+  /** The workers changed (a start, a crash, a restart, new log lines): the whole list, batched. */
+  'workers.changed': WorkersView,
 } as const satisfies EventTable;

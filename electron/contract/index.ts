@@ -7,3 +7,4 @@ export * from './errors';
 export * from './events';
 export * from './liveRuns';
 export * from './runs';
+export * from './workers';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MethodTable } from './define';
-import { CurveRow } from './runs';
+import { CurveRow, LoadedRun } from './runs';
 
 /**
  * The run domain of the desktop: choose a recipe, start / stop / resume a run
@@ -117,6 +117,15 @@ export const RecipeChoice = z.strictObject({
 });
 export type RecipeChoice = z.infer<typeof RecipeChoice>;
 
+/** The PRM's reward for a judged turn (DESIGN §1: +1 progress, −1 correction, 0 ambiguous). */
+const Reward = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
+/** The hint judge's hindsight hint for a turn, and whether it was accepted (long enough to teach). */
+export const HintView = z.strictObject({ text: z.string(), accepted: z.boolean() });
+export type HintView = z.infer<typeof HintView>;
+
+/** How a judged turn trains (DESIGN §1's dispatch table). */
+export const TRAINING_MODES = ['both', 'opd-only', 'rl-only', 'none'] as const;
+
 /** One session: its curve row, and its first reply (the scored one) with the criterion's verdict. */
 export const SessionView = z.strictObject({
   session: count,
@@ -133,9 +142,45 @@ export const SessionView = z.strictObject({
   verdict: VerdictView,
   /** The student's reaction to the first reply (the next state it was judged from). */
   reaction: z.string().nullable(),
+  /** The first reply's judgment from that reaction: the PRM's reward and the hint (null when it was not judged). */
+  reward: Reward.nullable(),
+  hint: HintView.nullable(),
   curve: CurveRow,
 });
 export type SessionView = z.infer<typeof SessionView>;
+
+/** One turn of a session's conversation, as the run wrote it: the student's message, the reply, how it was judged. */
+export const TranscriptTurnView = z.strictObject({
+  turn: count,
+  user: z.string(),
+  reply: z.string(),
+  version: versionId,
+  finishReason: z.string(),
+  completionTokens: count,
+  /** The student's reaction (the next state); null after the last allowed reply. */
+  nextState: z.string().nullable(),
+  /** The criterion's verdict on this reply, with offsets: every violation where it occurs. */
+  verdict: VerdictView.nullable(),
+  reward: Reward.nullable(),
+  hint: HintView.nullable(),
+  training: z.enum(TRAINING_MODES).nullable(),
+  /** Why a turn that should have trained gave no sample. */
+  skipped: z.string().nullable(),
+});
+export type TranscriptTurnView = z.infer<typeof TranscriptTurnView>;
+
+/** A whole session: every turn, not only the scored first reply. */
+export const TranscriptView = z.strictObject({
+  session: count,
+  taskId: z.string(),
+  question: z.string(),
+  gold: z.number(),
+  accepted: z.boolean(),
+  /** How it ended: the student said HOMEWORK_DONE, the turn budget ran out, or the context filled (null: not recorded). */
+  endedBy: z.enum(['done', 'max-turns', 'context-full']).nullable(),
+  turns: z.array(TranscriptTurnView),
+});
+export type TranscriptView = z.infer<typeof TranscriptView>;
 
 export const TrainerStepView = z.strictObject({
   step: z.int().positive(),
@@ -404,6 +449,20 @@ export const liveRunsMethods = {
     summary: 'A person moves serving back to a version that served before (re-verified by the gate first).',
     params: z.strictObject({ version: versionId }),
     result: z.strictObject({ servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
+  },
+  'liveRuns.openCurve': {
+    summary:
+      'Load a run folder\'s curve.csv (and gate.csv) as the curve viewer does, titled by the folder\'s name: to view it, or to compare it with other runs.',
+    params: z.union([
+      z.strictObject({ runId, purpose: z.enum(['view', 'compare']).default('view') }),
+      z.strictObject({ path: z.string().min(1).max(4096), purpose: z.enum(['view', 'compare']).default('view') }),
+    ]),
+    result: LoadedRun,
+  },
+  'liveRuns.transcript': {
+    summary: 'The whole conversation of one session of the run on screen: every turn, its verdict with offsets, reward and hint.',
+    params: z.strictObject({ session: count.max(100_000) }),
+    result: TranscriptView,
   },
   'liveRuns.probeReplies': {
     summary: 'The probe replies of one round of a candidate, paired with serving\'s on the same problems and seeds, with verdicts.',

@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLabCore } from '../app/labCore';
+import { holdRestartsFromEnv, HOLD_RESTARTS_ENV } from '../workers/restartHold';
+import { workerRegistry } from '../workers/workerRegistry';
 import { openInBrowser } from './openBrowser';
 import { startLabServer } from './server';
 
@@ -27,6 +29,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+if (holdRestartsFromEnv(workerRegistry)) console.log(`${HOLD_RESTARTS_ENV} is set: worker restarts wait for their release file (a test's barrier).`);
 const core = createLabCore({ assetsDir: join(root, 'assets'), version, mode: 'browser' });
 const server = await startLabServer({
   handlers: core.handlers,

@@ -1,12 +1,16 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AppInfo, AppMode, LabHandlers, LoadedRun } from '../../contract';
 import { createLabEventBus } from './eventBus';
 import type { LabEventBus } from './eventBus';
 import { listRecipes } from './recipeCatalog';
 import { createReferenceLibrary } from './referenceRuns';
+import { loadRunFolderCurve } from './runFolderCurve';
 import { loadRunFromTexts, sha256Hex } from './runFiles';
+import { runFolderPath } from './recipeCatalog';
 import { RunManager } from './runManager';
+import { createWorkersFeed } from './workersFeed';
+import { workerRegistry, type WorkerRegistry } from '../workers/workerRegistry';
 
 export interface LabCoreOptions {
   /** The app's assets folder (assets/ in the repository, app.asar/assets when packaged). */
@@ -17,6 +21,8 @@ export interface LabCoreOptions {
   readonly recipesDir?: string;
   /** Where the desktop creates run folders (default: $GATELAB_RUNS_DIR, else ~/GateLab/runs). */
   readonly runsDir?: string;
+  /** The supervisors' record of worker processes (default: this process's). */
+  readonly workerRegistry?: WorkerRegistry;
 }
 
 /** Where run folders go when the caller does not say: GATELAB_RUNS_DIR, else ~/GateLab/runs. */
@@ -43,6 +49,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
   const references = createReferenceLibrary(join(options.assetsDir, 'reference'));
   const recipesDir = options.recipesDir ?? join(options.assetsDir, '..', 'recipes');
   const runs = new RunManager({ recipesDir, runsDir: options.runsDir ?? defaultRunsDir(), events });
+  const workers = createWorkersFeed({ registry: options.workerRegistry ?? workerRegistry, events });
 
   const info: AppInfo = {
     name: 'GateLab',
@@ -103,7 +110,23 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'liveRuns.inject': async ({ kind }) => runs.inject(kind),
     'liveRuns.rollback': async ({ version }) => runs.rollback(version),
     'liveRuns.probeReplies': async ({ candidate, round }) => runs.probeReplies(candidate, round),
+    'liveRuns.transcript': async ({ session }) => runs.transcript(session),
+    'liveRuns.openCurve': async (where) => {
+      const runDir = 'runId' in where ? runFolderPath(runs.runsDir, where.runId) : resolve(where.path);
+      const run = await loadRunFolderCurve(runDir, where.purpose === 'view');
+      if (where.purpose === 'view') return announce(run);
+      events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
+      return run;
+    },
+    'workers.list': async () => workers.view(),
   };
 
-  return { handlers, events, close: () => runs.close() };
+  return {
+    handlers,
+    events,
+    close: async () => {
+      await runs.close();
+      workers.close();
+    },
+  };
 }

@@ -15,6 +15,7 @@ import type {
   RunPhase,
   RunView,
   ServingPointerView,
+  TranscriptView,
 } from '../../contract';
 import { LabError } from '../../contract';
 import { GateRequestError } from '../gate/releaseGate';
@@ -28,6 +29,7 @@ import { liveHolder, RunBusyError, runPaths } from '../run/runFolder';
 import { statusFromEvents } from '../run/runStatus';
 import type { LabEventBus } from './eventBus';
 import { readProbeRound } from './probeEvidence';
+import { readTranscriptFile, transcriptView } from './sessionTranscript';
 import { recipePath, runFolderPath } from './recipeCatalog';
 import { buildRunView, recipeOf } from './runView';
 import { SessionDetailCache } from './sessionDetails';
@@ -245,6 +247,17 @@ export class RunManager {
     if (!event || event.type !== 'probe-round') throw new LabError('not-found', `no probe round ${round} of ${candidate} in this run`);
     const evidence = await readProbeRound(c.runDir, event.replies);
     return { candidate, round, seed: evidence.seed, servingVersion: evidence.servingVersion, pairs: evidence.pairs };
+  }
+
+  async transcript(session: number): Promise<TranscriptView> {
+    const c = this.requireCurrent();
+    const event = c.events.find((e) => e.type === 'session-completed' && e.session === session);
+    if (!event || event.type !== 'session-completed') throw new LabError('not-found', `session ${session} of this run has not completed`);
+    try {
+      return transcriptView(event, await readTranscriptFile(c.runDir, event));
+    } catch (error) {
+      throw new LabError('not-found', (error as Error).message);
+    }
   }
 
   private async decide(

@@ -75,7 +75,7 @@ describe('the run view from a journal', () => {
       { seq: 16, at: at(16), type: 'candidate-promoted', id: 'c2', pointer: good, previous: base },
       { seq: 17, at: at(17), type: 'serving-rolled-back', pointer: base, previous: good, by: 'person' },
     ];
-    const detail: SessionDetail = { question: 'q', gold: 14, firstReply: reply, verdict: { ...verdict, markers: [...verdict.markers], failures: [...verdict.failures], shownWork: [...verdict.shownWork] }, reaction: 'redo', version: 'base' };
+    const detail: SessionDetail = { question: 'q', gold: 14, firstReply: reply, verdict: { ...verdict, markers: [...verdict.markers], failures: [...verdict.failures], shownWork: [...verdict.shownWork] }, reaction: 'redo', reward: -1, hint: { text: 'Drop the bold.', accepted: true }, version: 'base' };
     const view = buildRunView({
       runDir: path.join('/runs', 'r'),
       events,
@@ -85,6 +85,7 @@ describe('the run view from a journal', () => {
     expect(view.header).toMatchObject({ phase: 'running', update: 7, serving: base, sessions: { planned: 72, completed: 2, accepted: 0, running: 2 } });
     expect(view.header.servedVersions.map((p) => p.version)).toEqual(['base', 'v1-dddddddd']);
     expect(view.sessions.map((s) => [s.session, s.curve.bold, s.verdict.markers.length])).toEqual([[0, 1, 1], [1, 1, 1]]);
+    expect(view.sessions[0]).toMatchObject({ reward: -1, hint: { text: 'Drop the bold.', accepted: true } });
     expect(view.trainerSteps).toMatchObject([{ step: 1, loss: 0.5, kl: 0, afterSessions: 2, version: 'v1-dddddddd' }]);
     const [c1, c2] = view.candidates;
     expect(c1).toMatchObject({ id: 'c1', state: 'rejected', verifiedAt: null, reason: { code: 'non-finite', metric: null }, servingAtStage: base, servingAtDecision: base, stagedAfterSessions: 1 });

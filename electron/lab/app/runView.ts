@@ -4,6 +4,7 @@
 // by the same function, and nothing on screen can disagree with the files.
 import type {
   CandidateView,
+  HintView,
   RefusedStepView,
   RoundCheck,
   RunHeader,
@@ -30,6 +31,8 @@ export type SessionDetail = {
   firstReply: string;
   verdict: VerdictView;
   reaction: string | null;
+  reward: -1 | 0 | 1 | null;
+  hint: HintView | null;
   version: string;
 };
 
@@ -150,6 +153,8 @@ function sessionViews(
       firstReply: detail.firstReply,
       verdict: detail.verdict,
       reaction: detail.reaction,
+      reward: detail.reward,
+      hint: detail.hint,
       curve: CurveRow.parse(row),
     });
   }

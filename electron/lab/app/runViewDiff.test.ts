@@ -13,7 +13,7 @@ const header = (update: number, completed: number): RunView['header'] => ({
 const session = (n: number): SessionView => ({
   session: n, at: '2026-12-02T17:00:00.000Z', taskId: `hw-${n}`, question: 'q', gold: 3, accepted: false, turns: 2, version: 'base', firstReply: '**x**',
   verdict: { accepted: false, reason: 'style', failures: ['style'], markers: [{ kind: 'bold', start: 0, end: 5 }], shownWork: [], goldAt: null },
-  reaction: 'redo it', curve: { session: n, accept: 0, bold: 1, bullets: 0, numbered: 0, list: 0, no_shown_work: 1, no_gold_answer: 1, style_clean: 0, turns: 2, first_reply_chars: 5, accept_cum: 0, accept_rate_10: 0, bold_rate_10: 1, list_rate_10: 0, style_clean_rate_10: 0 },
+  reaction: 'redo it', reward: -1, hint: null, curve: { session: n, accept: 0, bold: 1, bullets: 0, numbered: 0, list: 0, no_shown_work: 1, no_gold_answer: 1, style_clean: 0, turns: 2, first_reply_chars: 5, accept_cum: 0, accept_rate_10: 0, bold_rate_10: 1, list_rate_10: 0, style_clean_rate_10: 0 },
 });
 const candidate = (state: CandidateView['state']): CandidateView => ({
   id: 'c1', version: 'v0-bbbbbbbb', sha256: 'b'.repeat(64), source: { kind: 'inject', badKind: 'nan-inf' }, state, probingRound: null, passedRounds: 0, roundsRequired: 3,

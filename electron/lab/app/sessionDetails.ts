@@ -3,31 +3,15 @@
 // journal event): the task, the first reply, the criterion's verdict on it
 // and the student's reaction. Validated at this boundary; a transcript that
 // does not parse is reported, never shown half-read.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { z } from 'zod';
 import type { JournalEvent } from '../journal/journalEvents';
 import type { SessionDetail } from './runView';
-import { storedVerdictSchema, verdictView } from './storedVerdict';
-
-const transcriptSchema = z.looseObject({
-  task: z.looseObject({ id: z.string(), question: z.string(), answer: z.number() }),
-  turns: z
-    .array(z.looseObject({ reply: z.string(), version: z.string(), nextState: z.string().nullable() }))
-    .min(1),
-  firstVerdict: storedVerdictSchema,
-});
+import { hintOf, readTranscriptFile } from './sessionTranscript';
+import { verdictView } from './storedVerdict';
 
 type SessionEvent = Extract<JournalEvent, { type: 'session-completed' }>;
 
 export async function readSessionDetail(runDir: string, event: SessionEvent): Promise<SessionDetail> {
-  const file = path.join(runDir, event.transcript);
-  let parsed;
-  try {
-    parsed = transcriptSchema.parse(JSON.parse(await readFile(file, 'utf8')));
-  } catch (error) {
-    throw new Error(`session ${event.session}: cannot read its transcript ${file}: ${(error as Error).message}`);
-  }
+  const parsed = await readTranscriptFile(runDir, event);
   const first = parsed.turns[0]!;
   const v = parsed.firstVerdict;
   return {
@@ -36,6 +20,8 @@ export async function readSessionDetail(runDir: string, event: SessionEvent): Pr
     firstReply: first.reply,
     version: first.version,
     reaction: first.nextState,
+    reward: first.judgment?.score ?? null,
+    hint: hintOf(first.judgment),
     verdict: verdictView(v),
   };
 }
@@ -47,6 +33,8 @@ function unreadable(event: SessionEvent, message: string): SessionDetail {
     firstReply: '',
     version: event.versions[0] ?? 'base',
     reaction: null,
+    reward: null,
+    hint: null,
     verdict: { accepted: event.accepted, reason: null, failures: [], markers: [], shownWork: [], goldAt: null },
   };
 }

@@ -1,8 +1,11 @@
-import { getPriority } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { getPriority, tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoProtocol } from './testing/echoProtocol';
 import { SupervisedWorker } from './supervisedWorker';
+import { holdRestartsFromEnv, releaseFileName } from './restartHold';
 import { sourceWorkerEntry } from './workerEntry';
 import { describeCommand, LOG_LINE_CHARS, LOG_LINES_KEPT, WorkerRegistry, type WorkerSnapshot } from './workerRegistry';
 
@@ -135,5 +138,26 @@ describe('SupervisedWorker reports into the registry (real processes)', () => {
     await worker.shutdown(2000);
     expect(registry.list()).toEqual([]);
     expect(worker.state).toBe('stopped');
+  });
+});
+
+describe('the restart barrier from the environment (GATELAB_TEST_HOLD_RESTARTS)', () => {
+  it('holds a restart until its release file exists, and is off without the variable', async () => {
+    expect(holdRestartsFromEnv(new WorkerRegistry(), {})).toBe(false);
+    const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-hold-'));
+    try {
+      const registry = new WorkerRegistry();
+      expect(holdRestartsFromEnv(registry, { GATELAB_TEST_HOLD_RESTARTS: dir }, 10)).toBe(true);
+      const worker = supervised(registry, { role: 'probe' });
+      await worker.start();
+      await worker.call('crash', { code: 2 }).catch(() => undefined);
+      await expect.poll(() => only(registry).state).toBe('restarting');
+      const back = worker.call('echo', { text: 'back' });
+      await writeFile(path.join(dir, releaseFileName('probe', 1)), '');
+      await back;
+      expect(only(registry)).toMatchObject({ state: 'running', restarts: 1 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -54,6 +54,9 @@ export interface WorkerSnapshot {
   readonly log: readonly WorkerLogLine[];
 }
 
+/** Resolves when a held restart may go ahead; `cancelled` aborts when the worker is shut down meanwhile. */
+export type RestartHold = (worker: WorkerSnapshot, cancelled: AbortSignal) => Promise<void>;
+
 /** How a supervisor reports into the registry. */
 export interface WorkerReporter {
   launched(entry: WorkerEntry, pid: number | undefined): void;
@@ -115,7 +118,7 @@ export class WorkerRegistry {
   private readonly records = new Map<string, MutableRecord>();
   private readonly listeners = new Set<() => void>();
   private next = 1;
-  private hold: ((worker: WorkerSnapshot) => Promise<void>) | undefined;
+  private hold: RestartHold | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -142,6 +145,7 @@ export class WorkerRegistry {
     this.changed();
     /** Lets a held restart go when its worker is shut down meanwhile. */
     let releaseHeld: (() => void) | undefined;
+    const shutDown = new AbortController();
     return {
       launched: (entry, pid) => {
         record.kind = entry.kind;
@@ -178,10 +182,11 @@ export class WorkerRegistry {
         if (!hold) return Promise.resolve();
         return new Promise<void>((resolve) => {
           releaseHeld = resolve;
-          hold(this.snapshotOf(record)).then(resolve, resolve);
+          hold(this.snapshotOf(record), shutDown.signal).then(resolve, resolve);
         });
       },
       remove: () => {
+        shutDown.abort();
         releaseHeld?.();
         if (this.records.delete(id)) this.changed();
       },
@@ -204,7 +209,7 @@ export class WorkerRegistry {
    * crashed worker while its restart is held, then lets it go). Undefined
    * lifts the hold.
    */
-  holdRestarts(hook: ((worker: WorkerSnapshot) => Promise<void>) | undefined): void {
+  holdRestarts(hook: RestartHold | undefined): void {
     this.hold = hook;
   }
 
