@@ -31,17 +31,22 @@ export const CurveRow = z.strictObject({
 export type CurveRow = z.infer<typeof CurveRow>;
 export type CurveColumn = keyof CurveRow;
 
-/** One row of Reef's gate.csv: a gate decision per optimizer step. */
+/**
+ * One row of a gate.csv: a gate decision per candidate (Reef: per optimizer
+ * step). A rate is null when it was not measured — GateLab writes an empty
+ * cell for a candidate rejected before any probe round; only a reject can be
+ * unmeasured.
+ */
 export const GATE_OUTCOMES = ['select', 'reject'] as const;
 export type GateOutcome = (typeof GATE_OUTCOMES)[number];
 
 export const GateRow = z.strictObject({
   step: z.number().int().nonnegative(),
   outcome: z.enum(GATE_OUTCOMES),
-  clean_rate: rate,
-  best: rate,
-  answered_rate: rate,
-  gold_rate: rate,
+  clean_rate: rate.nullable(),
+  best: rate.nullable(),
+  answered_rate: rate.nullable(),
+  gold_rate: rate.nullable(),
 });
 export type GateRow = z.infer<typeof GateRow>;
 export type GateColumn = keyof GateRow;

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, protocol, session, utilityProcess, webContents } from 'electron';
+import { app, BrowserWindow, ipcMain, nativeTheme, protocol, session, utilityProcess, webContents } from 'electron';
 import { createLabCore } from '../lab/app/labCore';
 import { registerUtilityProcessFork } from '../lab/workers/utilityProcessHost';
 import type { UtilityProcessLike } from '../lab/workers/utilityProcessHost';
@@ -90,7 +90,7 @@ if (!app.requestSingleInstanceLock()) {
     webContents.fromId(id)?.send(channel, payload);
   });
 
-  const window = new BrowserWindow(createMainWindowOptions(preloadPath, existsSync(iconPath) ? iconPath : null));
+  const window = new BrowserWindow(createMainWindowOptions(preloadPath, existsSync(iconPath) ? iconPath : null, nativeTheme.shouldUseDarkColors));
   const id = window.webContents.id;
   trust.add(id);
   window.webContents.once('destroyed', () => trust.remove(id));

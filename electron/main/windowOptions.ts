@@ -5,14 +5,15 @@ import type { BrowserWindowConstructorOptions } from 'electron';
  * out, even the ones that are Electron's default today, so a test can hold
  * them and a default changing upstream cannot loosen them silently.
  */
-export function createMainWindowOptions(preloadPath: string, iconPath: string | null): BrowserWindowConstructorOptions {
+export function createMainWindowOptions(preloadPath: string, iconPath: string | null, dark = true): BrowserWindowConstructorOptions {
   return {
     width: 1440,
     height: 960,
     minWidth: 960,
     minHeight: 640,
     title: 'GateLab',
-    backgroundColor: '#0f1419',
+    // The theme's page colour (theme.css --bg), so the first paint matches the system's theme.
+    backgroundColor: dark ? '#0d1117' : '#f3f5f8',
     // Shown on ready-to-show, so nobody sees an unstyled flash.
     show: false,
     ...(iconPath === null ? {} : { icon: iconPath }),

@@ -7,6 +7,8 @@ import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
 import { followRequests } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
+import { followTheme } from './stores/themeStore';
+import './theme.css';
 import './styles.css';
 import './runStyles.css';
 
@@ -19,6 +21,7 @@ if (lab !== null) {
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
 }
 followRequests({ viewer: useRunStore, liveRun: useLiveRunStore });
+followTheme(document.documentElement);
 
 const container = document.getElementById('root');
 if (container === null) throw new Error('index.html has no #root');

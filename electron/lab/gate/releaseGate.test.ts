@@ -194,6 +194,85 @@ describe('release gate', () => {
     expect(injected.state.kind).toBe('verified'); // only the trainer's own lineage is superseded
   });
 
+  describe('the waiting-candidate rule: a candidate awaiting a person is the person’s to decide', () => {
+    it('a newer passing trainer candidate never supersedes it: the trainer’s newest waits after verify until the person decides, then is probed against what serves', async () => {
+      const runDir = await newRunDir();
+      const probe = new ScriptedProbeSampler(behaviours.styled);
+      const serving = new RecordingServing();
+      const { gate } = await openGate(runDir, { confirm: 'manual', probe, serving });
+      const blobs = await Promise.all([1, 2, 3].map((step) => storeBlob(runDir, healthyBytes(0.01 + step / 1000), step)));
+      for (const blob of blobs) probe.behave(blob.version, behaviours.clean);
+
+      const waiting = await gate.stage({ ...blobs[0]!, source: trainer(1) });
+      await gate.idle();
+      expect(waiting.state.kind).toBe('awaiting-confirm');
+      const callsWhileWaiting = probe.calls.length;
+
+      // Two newer trainer candidates arrive while it waits: both verified, neither probed; the newest supersedes the older.
+      const two = await gate.stage({ ...blobs[1]!, source: trainer(2) });
+      await gate.idle();
+      expect(two.state.kind).toBe('verified');
+      expect(gate.heldForPerson(two)).toBe(true);
+      const three = await gate.stage({ ...blobs[2]!, source: trainer(3) });
+      await gate.idle();
+      expect(two.state).toEqual({ kind: 'superseded', by: three.id });
+      expect(three.state.kind).toBe('verified');
+      expect(waiting.state.kind).toBe('awaiting-confirm');
+      expect(probe.calls.length).toBe(callsWhileWaiting);
+
+      // The person confirms: it is promoted, and the held candidate is probed against the new serving version.
+      await gate.confirm(waiting.id, 'person');
+      await gate.idle();
+      expect(waiting.state.kind).toBe('promoted');
+      expect(three.state.kind).toBe('awaiting-confirm');
+      expect(three.rounds.map((r) => r.serving.version)).toEqual([blobs[0]!.version, blobs[0]!.version, blobs[0]!.version]);
+      expect(probe.calls.slice(callsWhileWaiting).map((c) => c.version)).toEqual([
+        three.version, waiting.version, three.version, waiting.version, three.version, waiting.version,
+      ]);
+      expect(await journalTypes(runDir, waiting.id)).not.toContain('candidate-superseded');
+    });
+
+    it('a rejection lets the held candidate go on too; an injected candidate is probed at once while one waits', async () => {
+      const runDir = await newRunDir();
+      const probe = new ScriptedProbeSampler(behaviours.styled);
+      const { gate } = await openGate(runDir, { confirm: 'manual', probe, serving: new RecordingServing() });
+      const [first, second, bad] = await Promise.all([1, 2, 0].map((step) => storeBlob(runDir, healthyBytes(0.011 + step / 1000), step)));
+      probe.behave(first!.version, behaviours.clean);
+      probe.behave(second!.version, behaviours.clean);
+      probe.behave(bad!.version, behaviours.empty);
+      const waiting = await gate.stage({ ...first!, source: trainer(1) });
+      await gate.idle();
+      const held = await gate.stage({ ...second!, source: trainer(2) });
+      const injected = await gate.stage({ ...bad!, source: { kind: 'inject', badKind: 'collapsed' } });
+      await gate.idle();
+      expect(injected.state).toMatchObject({ kind: 'rejected', reason: { code: 'regression' } });
+      expect(held.state.kind).toBe('verified');
+      await gate.reject(waiting.id, 'not this one');
+      await gate.idle();
+      expect(held.state.kind).toBe('awaiting-confirm');
+      expect(gate.pointer).toEqual(baseVersion);
+    });
+
+    it('evidence holds against the version it was probed against: once another serves, Confirm is refused and Reject still works', async () => {
+      const runDir = await newRunDir();
+      const probe = new ScriptedProbeSampler(behaviours.styled);
+      const { gate } = await openGate(runDir, { confirm: 'manual', probe, serving: new RecordingServing() });
+      const [a, b] = await Promise.all([1, 2].map((n) => storeBlob(runDir, healthyBytes(0.01 + n / 1000), 0)));
+      probe.behave(a!.version, behaviours.clean);
+      probe.behave(b!.version, behaviours.clean);
+      const one = await gate.stage({ ...a!, source: { kind: 'file', path: 'a' } });
+      const two = await gate.stage({ ...b!, source: { kind: 'file', path: 'b' } });
+      await gate.idle();
+      expect([one.state.kind, two.state.kind]).toEqual(['awaiting-confirm', 'awaiting-confirm']);
+      await gate.confirm(one.id, 'person');
+      await expect(gate.confirm(two.id, 'person')).rejects.toThrow(`candidate ${two.id} was probed against base, but ${a!.version} serves now`);
+      expect(two.state.kind).toBe('awaiting-confirm');
+      expect(gate.pointer.version).toBe(a!.version);
+      await gate.reject(two.id, 'probed against base');
+      expect(two.state.kind).toBe('rejected');
+    });
+  });
+
   it('resumes from the journal: a round cut short starts again with a fresh seed; auto-confirm then promotes', async () => {
     const runDir = await newRunDir();
     const probe = new ScriptedProbeSampler(behaviours.styled);

@@ -6,6 +6,16 @@
 // awaiting-confirm → confirmed (a person, or `auto`) → promoted. Any failure
 // rejects it with a reason and leaves serving as it was (invariant 4).
 //
+// A candidate awaiting a person stays until a person decides it (the
+// waiting-candidate rule, README "The release gate"): while one waits, the gate
+// starts no probe round for a trainer candidate. The trainer's newest
+// candidate waits after verify — each newer one supersedes it, since its steps
+// are in the newer one — and is probed once the person has decided, against
+// what serves then. Candidates a person injected are probed at once. A
+// candidate's evidence holds against the version it was probed against: if
+// another version serves by the time a person confirms it, the confirmation
+// is refused (fail closed), and the person can only reject it.
+//
 // Each transition is checked by the state fold (gateState.ts), written to the
 // journal with its evidence, and only then applied. All transitions run one
 // at a time (an in-process mutex), so a person's reject can never interleave
@@ -128,10 +138,26 @@ export class ReleaseGate {
       if (c.state.kind !== 'awaiting-confirm') {
         throw new GateRequestError(`candidate ${id} is ${c.state.kind}; only a candidate awaiting confirmation can be confirmed`);
       }
+      const probedAgainst = c.rounds.at(-1)?.serving.version;
+      if (probedAgainst !== undefined && probedAgainst !== this.pointer.version) {
+        throw new GateRequestError(
+          `candidate ${id} was probed against ${probedAgainst}, but ${this.pointer.version} serves now: its evidence no longer compares it with what serves, so it cannot be confirmed (reject it; the trainer's next candidate is probed against ${this.pointer.version})`,
+        );
+      }
       await this.record({ type: 'candidate-confirmed', id, by });
       await this.promoteLocked(c);
     });
+    this.kick(); // a trainer candidate held for this decision goes on
     return this.candidate(id);
+  }
+
+  /**
+   * Whether the gate holds this candidate for a person's decision: a trainer
+   * candidate past verify, while another candidate awaits confirmation.
+   */
+  heldForPerson(c: CandidateRecord): boolean {
+    if (c.source.kind !== 'trainer' || (c.state.kind !== 'verified' && c.state.kind !== 'probing')) return false;
+    return this.candidates().some((other) => other.id !== c.id && other.state.kind === 'awaiting-confirm');
   }
 
   async reject(id: string, detail: string): Promise<CandidateRecord> {
@@ -140,6 +166,7 @@ export class ReleaseGate {
       if (isTerminal(c.state)) throw new GateRequestError(`candidate ${id} is already ${c.state.kind}`);
       await this.rejectLocked(c, { code: 'person', detail });
     });
+    this.kick(); // a trainer candidate held for this decision goes on
     return this.candidate(id);
   }
 
@@ -200,9 +227,10 @@ export class ReleaseGate {
       .filter((c) => {
         switch (c.state.kind) {
           case 'staged':
+            return true;
           case 'verified':
           case 'probing':
-            return this.options.probe !== undefined || c.state.kind === 'staged';
+            return this.options.probe !== undefined && !this.heldForPerson(c);
           case 'confirmed':
             return true;
           case 'awaiting-confirm':
@@ -224,7 +252,7 @@ export class ReleaseGate {
   private async advance(c: CandidateRecord): Promise<void> {
     if (c.state.kind === 'staged') await this.verifyStep(c);
     const probe = this.options.probe;
-    while (probe && !this.closed && (c.state.kind === 'verified' || c.state.kind === 'probing')) {
+    while (probe && !this.closed && (c.state.kind === 'verified' || c.state.kind === 'probing') && !this.heldForPerson(c)) {
       const passed = c.state.kind === 'probing' ? c.state.passedRounds : 0;
       if (passed >= this.options.config.rounds) {
         await this.exclusive(() => this.awaitConfirmLocked(c));
@@ -304,15 +332,8 @@ export class ReleaseGate {
 
   private async awaitConfirmLocked(c: CandidateRecord): Promise<void> {
     if (c.state.kind !== 'probing' || c.state.passedRounds !== this.options.config.rounds) return;
+    // Never supersedes a candidate already waiting: that one is a person's to decide.
     await this.record({ type: 'candidate-awaiting-confirm', id: c.id });
-    // A person confirms the newest passing trainer candidate; older ones waiting are superseded.
-    if (c.source.kind === 'trainer') {
-      for (const older of this.candidates()) {
-        if (older.id !== c.id && older.source.kind === 'trainer' && older.state.kind === 'awaiting-confirm' && older.stagedSeq < c.stagedSeq) {
-          await this.record({ type: 'candidate-superseded', id: older.id, by: c.id });
-        }
-      }
-    }
   }
 
   /** Re-verifies the blob, journals the promotion, writes the pointer, then tells serving. */

@@ -24,6 +24,13 @@ export const rateCell = z
   .pipe(z.number().min(0, 'expected a number between 0 and 1').max(1, 'expected a number between 0 and 1'));
 
 /**
+ * A rate that may be missing: an empty cell means "not measured" (GateLab's
+ * gate.csv leaves the probe rates of a candidate rejected before any probe
+ * round empty). Anything else must be a rate.
+ */
+export const optionalRateCell = z.union([z.literal('').transform(() => null), rateCell]);
+
+/**
  * The precision a number was written with: half a unit of its last decimal
  * place ("0.833" → 0.0005). Shortest round-trip reprs give a tolerance far
  * below any difference that matters.

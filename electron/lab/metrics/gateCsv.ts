@@ -2,7 +2,7 @@
 // regression gate's outcome and the probe rates it compared.
 
 import { z } from 'zod';
-import { countCell, rateCell } from './cells';
+import { countCell, optionalRateCell } from './cells';
 import { parseCsvTable, writeCsvRecords, type CsvTableSpec } from './csv';
 import { formatPythonFloat } from './pythonFloat';
 
@@ -13,25 +13,42 @@ export type GateColumn = (typeof GATE_COLUMNS)[number];
 export const GATE_OUTCOMES = ['select', 'reject'] as const;
 export type GateOutcome = (typeof GATE_OUTCOMES)[number];
 
+/** The probe rates of a row; null where the cell is empty: not measured. */
+export const GATE_RATE_COLUMNS = ['clean_rate', 'best', 'answered_rate', 'gold_rate'] as const;
+
+/**
+ * One gate decision. Reef's rows always carry the four rates; GateLab's leave
+ * them empty (null here) for a candidate rejected before any probe round —
+ * verify refused it (non-finite values, wrong shape, damaged bytes, an update
+ * beyond the norm bound), so nothing was measured. Only a reject can be
+ * unmeasured: a select without its rates is refused.
+ */
 export type GateRow = {
   step: number;
   outcome: GateOutcome;
   /** The candidate's probe style rate. */
-  clean_rate: number;
+  clean_rate: number | null;
   /** The best style rate selected so far (what the candidate was compared with). */
-  best: number;
-  answered_rate: number;
-  gold_rate: number;
+  best: number | null;
+  answered_rate: number | null;
+  gold_rate: number | null;
 };
 
-const gateRowSchema = z.object({
-  step: countCell,
-  outcome: z.string().pipe(z.enum(GATE_OUTCOMES, { error: 'expected select or reject' })),
-  clean_rate: rateCell,
-  best: rateCell,
-  answered_rate: rateCell,
-  gold_rate: rateCell,
-} satisfies Record<GateColumn, z.ZodType>);
+const gateRowSchema = z
+  .object({
+    step: countCell,
+    outcome: z.string().pipe(z.enum(GATE_OUTCOMES, { error: 'expected select or reject' })),
+    clean_rate: optionalRateCell,
+    best: optionalRateCell,
+    answered_rate: optionalRateCell,
+    gold_rate: optionalRateCell,
+  } satisfies Record<GateColumn, z.ZodType>)
+  .superRefine((row, ctx) => {
+    if (row.outcome !== 'select') return;
+    for (const column of GATE_RATE_COLUMNS) {
+      if (row[column] === null) ctx.addIssue({ code: 'custom', path: [column], message: 'a selected candidate must have been measured: expected a number between 0 and 1' });
+    }
+  });
 
 // GateLab's own gate.csv appends its columns after Reef's six; the viewer reads Reef's part of either.
 const gateSpec: CsvTableSpec<GateColumn, GateRow> = { columns: GATE_COLUMNS, row: gateRowSchema, trailingColumns: 'allow' };
@@ -47,10 +64,10 @@ export function formatGateCsv(rows: readonly GateRow[]): string {
     ...rows.map((r) => [
       String(r.step),
       r.outcome,
-      formatPythonFloat(r.clean_rate),
-      formatPythonFloat(r.best),
-      formatPythonFloat(r.answered_rate),
-      formatPythonFloat(r.gold_rate),
+      ...GATE_RATE_COLUMNS.map((column) => {
+        const value = r[column];
+        return value === null ? '' : formatPythonFloat(value);
+      }),
     ]),
   ]);
 }

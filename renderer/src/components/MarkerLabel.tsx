@@ -1,4 +1,5 @@
 import type { ViewBox } from 'recharts/types/util/types';
+import { PALETTE } from '../lib/palette';
 
 /**
  * The label of a vertical marker: a filled tag at the top of the line, so it
@@ -14,7 +15,7 @@ export function markerLabel(text: string, color: string, row: number) {
     const y = box.y + 6 + row * 24;
     return (
       <g className="marker-label" data-marker-label={text}>
-        <rect x={x} y={y} width={width} height={19} rx={4} fill="#0d1117" stroke={color} strokeWidth={1} opacity={0.95} />
+        <rect x={x} y={y} width={width} height={19} rx={4} fill={PALETTE.labelBackground} stroke={color} strokeWidth={1} opacity={0.95} />
         <text x={x + 7} y={y + 13.5} fill={color} fontSize={12} fontWeight={600}>
           {text}
         </text>

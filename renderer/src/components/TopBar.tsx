@@ -5,6 +5,7 @@ import { usePageStore } from '../stores/pageStore';
 import type { Page } from '../stores/pageStore';
 import { useRunStore } from '../stores/runStore';
 import { OpenRunButton } from './OpenRunButton';
+import { ThemeSwitch } from './ThemeSwitch';
 
 /** The pages of the window; a page with nothing to show yet is disabled. */
 function PageTabs() {
@@ -57,6 +58,7 @@ export function TopBar() {
           {mode}
         </span>
         {info !== null && <span className="version">v{info.version}</span>}
+        <ThemeSwitch />
         <OpenRunButton />
       </div>
     </header>

@@ -1,7 +1,9 @@
+import { PALETTE } from '../lib/palette';
+
 /** Shared geometry so the curve and the accept strip line up session for session. */
 export const CHART_MARGIN = { top: 12, right: 28, bottom: 4, left: 8 } as const;
 export const Y_AXIS_WIDTH = 52;
-export const TICK_STYLE = { fill: '#9aa4b2', fontSize: 12 } as const;
+export const TICK_STYLE = { fill: PALETTE.axis, fontSize: 12 } as const;
 
 /** X ticks every 5 sessions (plus the first); every session when there are a dozen or fewer (a short run). */
 export function sessionTicks(sessions: readonly number[]): number[] {

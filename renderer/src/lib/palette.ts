@@ -1,28 +1,31 @@
 /**
- * Chart colours as literal values: SVG presentation attributes do not take
- * CSS variables everywhere, so the charts use these and styles.css repeats
- * them for HTML swatches. Chosen for contrast on the dark panels and to stay
- * distinguishable for the common colour-vision deficiencies (blue/orange
- * pairs; the accept line is also the thickest).
+ * Chart colours, named by role. Each is a CSS variable of theme.css (one
+ * value per theme), which SVG presentation attributes and inline styles
+ * resolve in Chromium — so a chart follows the theme without re-rendering.
+ * Chosen for contrast on each theme's panels and to stay distinguishable for
+ * the common colour-vision deficiencies (blue/orange pairs; the accept line
+ * is also the thickest). Code that needs a literal colour (a canvas, an
+ * exported file) reads the variable with getComputedStyle.
  */
 export const PALETTE = {
-  accept: '#3fb950',
-  clean: '#39c5cf',
-  bold: '#ff9e3d',
-  list: '#c297ff',
-  reference: '#8b949e',
-  published: '#e3b341',
-  adapted: '#56d364',
-  rejected: '#6e3135',
-  rejectedEdge: '#f85149',
-  grid: '#262d36',
-  axis: '#9aa4b2',
-  text: '#e6edf3',
-  panel: '#161b22',
-  select: '#3fb950',
-  reject: '#f85149',
-  best: '#e3b341',
-  gold: '#58a6ff',
-  promotion: '#58a6ff',
-  rollback: '#ff7b72',
+  accept: 'var(--chart-accept)',
+  clean: 'var(--chart-clean)',
+  bold: 'var(--chart-bold)',
+  list: 'var(--chart-list)',
+  reference: 'var(--chart-reference)',
+  published: 'var(--chart-published)',
+  adapted: 'var(--chart-adapted)',
+  rejected: 'var(--chart-rejected)',
+  rejectedEdge: 'var(--chart-rejected-edge)',
+  grid: 'var(--chart-grid)',
+  axis: 'var(--chart-axis)',
+  text: 'var(--chart-text)',
+  panel: 'var(--chart-panel)',
+  labelBackground: 'var(--chart-label-bg)',
+  select: 'var(--chart-select)',
+  reject: 'var(--chart-reject)',
+  best: 'var(--chart-best)',
+  gold: 'var(--chart-gold)',
+  promotion: 'var(--chart-promotion)',
+  rollback: 'var(--chart-rollback)',
 } as const;
