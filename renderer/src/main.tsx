@@ -7,10 +7,12 @@ import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
 import { followRequests } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
+import { useWorkersStore } from './stores/workersStore';
 import { followTheme } from './stores/themeStore';
 import './theme.css';
 import './styles.css';
 import './runStyles.css';
+import './storyStyles.css';
 
 // Lab events feed the stores batched per animation frame: one set per frame, not per event.
 const lab = getLab();
@@ -19,6 +21,8 @@ if (lab !== null) {
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
   // A live run streams patches; a frame's worth is applied in one store update.
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
+  // Each workers.changed carries the whole list: a frame's worth collapses to the newest.
+  lab.on('workers.changed', createFrameBatcher((views) => useWorkersStore.getState().apply(views)));
 }
 followRequests({ viewer: useRunStore, liveRun: useLiveRunStore });
 followTheme(document.documentElement);

@@ -2,8 +2,8 @@ import { useMemo } from 'react';
 import { Bar, BarChart, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
 import type { CurveRow } from '../../../electron/contract/runs';
-import { rejectionReasons, sessionsInRange } from '../lib/chartData';
-import type { SessionRange } from '../lib/chartData';
+import { rejectionReasons, sessionsInRange, zoomRows } from '../lib/chartData';
+import type { SessionRange, Zoom } from '../lib/chartData';
 import { PALETTE } from '../lib/palette';
 import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
 
@@ -39,6 +39,7 @@ export function AcceptStrip({
   publishedSessions,
   markers,
   span,
+  zoom = null,
 }: {
   sessions: readonly CurveRow[];
   range: SessionRange;
@@ -46,16 +47,19 @@ export function AcceptStrip({
   markers: { published: number | null; adapted: number | null };
   /** Lay the x axis over this many sessions even before they exist, as the curve above does. */
   span?: number;
+  /** The session range the curve above is zoomed into: the strip shows the same sessions. */
+  zoom?: Zoom | null;
 }) {
   const rows = useMemo<StripRow[]>(
-    () => sessionsInRange(sessions, range, publishedSessions).map((row) => ({ ...row, cell: 1 })),
-    [sessions, range, publishedSessions],
+    () => zoomRows(sessionsInRange(sessions, range, publishedSessions), zoom).map((row) => ({ ...row, cell: 1 })),
+    [sessions, range, publishedSessions, zoom],
   );
   const plotted = useMemo<PlotRow[]>(() => {
     const pad: PlaceholderRow[] = [];
-    for (let session = (rows.at(-1)?.session ?? -1) + 1; span !== undefined && session < span; session++) pad.push({ session, cell: null });
+    // A zoomed strip shows only the sessions zoomed into; otherwise it spans the planned sessions.
+    for (let session = (rows.at(-1)?.session ?? -1) + 1; zoom === null && span !== undefined && session < span; session++) pad.push({ session, cell: null });
     return [...rows, ...pad];
-  }, [rows, span]);
+  }, [rows, span, zoom]);
   const shown = plotted.map((row) => row.session);
   return (
     <div className="chart-frame" data-testid="accept-strip" data-points={rows.length} data-accepted={rows.filter((r) => r.accept === 1).length}>

@@ -1,11 +1,14 @@
-import { useMemo } from 'react';
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { TooltipContentProps } from 'recharts';
+import { useMemo, useRef, useState } from 'react';
+import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { MouseHandlerDataParam, TooltipContentProps } from 'recharts';
 import type { CurveRow, PublishedResult } from '../../../electron/contract/runs';
-import { buildChartRows, RATE_SERIES } from '../lib/chartData';
-import type { ChartRow, RateKey, SessionRange } from '../lib/chartData';
-import { percent } from '../lib/format';
+import { buildChartRows, RATE_SERIES, smoothedKey, zoomRows } from '../lib/chartData';
+import type { ChartRow, RateKey, SessionRange, Zoom } from '../lib/chartData';
+import { chartPng, fileStem, saveFile } from '../lib/exportChart';
+import { chartRowsCsv } from '../lib/exportSeries';
+import { exactValue, percent } from '../lib/format';
 import { PALETTE } from '../lib/palette';
+import { smoothingLabel, type Smoothing } from '../lib/smoothing';
 import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
 import { markerLabel } from './MarkerLabel';
 
@@ -17,6 +20,8 @@ export interface CurveEventMarker {
 }
 
 interface CurveChartProps {
+  /** The run's name: the exported files are named and titled by it. */
+  title: string;
   sessions: readonly CurveRow[];
   overlay: readonly CurveRow[] | null;
   overlayTitle: string | null;
@@ -24,6 +29,11 @@ interface CurveChartProps {
   visible: Record<RateKey, boolean>;
   published: PublishedResult;
   adaptationSession: number | null;
+  smoothing: Smoothing;
+  /** Draw the per-session values faintly behind the smoothed lines. */
+  showRaw: boolean;
+  zoom: Zoom | null;
+  onZoom: (zoom: Zoom | null) => void;
   /** Draw the x axis over this many sessions even before they exist (a live run's curve grows into it). */
   span?: number;
   /** Promotions and rollbacks of a live run. */
@@ -36,7 +46,7 @@ type PlotRow = ChartRow | PlaceholderRow;
 
 const isPlaceholder = (row: PlotRow | undefined): row is PlaceholderRow => row !== undefined && 'placeholder' in row;
 
-function CurveTooltip({ active, payload }: TooltipContentProps) {
+function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { smoothing: Smoothing }) {
   const plotted = payload?.[0]?.payload as PlotRow | undefined;
   if (!active || plotted === undefined) return null;
   if (isPlaceholder(plotted)) {
@@ -48,19 +58,29 @@ function CurveTooltip({ active, payload }: TooltipContentProps) {
   }
   const row = plotted;
   return (
-    <div className="chart-tooltip">
+    <div className="chart-tooltip" data-testid="curve-tooltip" data-session={row.session}>
       <div className="chart-tooltip-title">
         Session {row.session} · {row.accept === 1 ? 'accepted' : 'rejected'}
       </div>
       <table>
+        <thead>
+          <tr>
+            <th />
+            <th className="num">{smoothing.kind === 'none' ? 'value' : 'smoothed'}</th>
+            <th className="num">this session</th>
+          </tr>
+        </thead>
         <tbody>
           {RATE_SERIES.map((series) => (
-            <tr key={series.key}>
+            <tr key={series.key} data-series={series.key}>
               <td>
                 <span className="swatch" style={{ background: series.color }} />
                 {series.label}
               </td>
-              <td className="num">{percent(row[series.key], 1)}</td>
+              <td className="num" data-exact={exactValue(row[smoothedKey(series.key)])}>
+                {exactValue(row[smoothedKey(series.key)])} <span className="muted">{percent(row[smoothedKey(series.key)], 1)}</span>
+              </td>
+              <td className="num">{row[series.raw]}</td>
             </tr>
           ))}
           {row.reference_accept_rate_10 !== undefined && (
@@ -69,126 +89,228 @@ function CurveTooltip({ active, payload }: TooltipContentProps) {
                 <span className="swatch dashed" style={{ borderColor: PALETTE.reference }} />
                 Reference accept
               </td>
-              <td className="num">{percent(row.reference_accept_rate_10, 1)}</td>
+              <td className="num">{exactValue(row.reference_accept_rate_10)}</td>
+              <td className="num">{row.reference_accept ?? ''}</td>
             </tr>
           )}
         </tbody>
       </table>
-      <div className="chart-tooltip-foot">accepted so far: {row.accept_cum}</div>
+      <div className="chart-tooltip-foot">
+        accepted so far: {row.accept_cum} · smoothing: {smoothingLabel(smoothing)}
+      </div>
     </div>
   );
 }
 
+const sessionOf = (state: MouseHandlerDataParam): number | null => {
+  const label = state.activeLabel;
+  const value = typeof label === 'string' ? Number(label) : label;
+  return typeof value === 'number' && Number.isInteger(value) ? value : null;
+};
+
 /**
- * The learning curve: rolling 10-session rates per session, the reference
- * overlay dashed, a marker at the published adaptation session and one where
- * this run adapts. Static data: animation and dots off.
+ * The learning curve: the rate series smoothed as the person chose, their
+ * per-session values faint behind them, the reference overlay dashed, a
+ * marker at the published adaptation session and one where this run adapts.
+ * Drag across it to zoom into a session range; export it as PNG or its
+ * series as CSV. Streamed data: animation and dots off, stable data keys.
  */
 export function CurveChart(props: CurveChartProps) {
-  const { sessions, overlay, range, visible, published, adaptationSession, span, events } = props;
+  const { title, sessions, overlay, range, visible, published, adaptationSession, span, events, smoothing, showRaw, zoom, onZoom } = props;
+  const frame = useRef<HTMLDivElement>(null);
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const [exportProblem, setExportProblem] = useState<string | null>(null);
   const rows = useMemo(
-    () => buildChartRows(sessions, overlay, range, published.curveSessions),
-    [sessions, overlay, range, published.curveSessions],
+    () => buildChartRows(sessions, overlay, range, published.curveSessions, smoothing),
+    [sessions, overlay, range, published.curveSessions, smoothing],
   );
   const plotted = useMemo<PlotRow[]>(() => {
     const last = rows.at(-1)?.session ?? -1;
     const pad: PlaceholderRow[] = [];
-    for (let session = last + 1; span !== undefined && session < span; session++) pad.push({ session, placeholder: true });
-    return [...rows, ...pad];
-  }, [rows, span]);
+    for (let session = last + 1; zoom === null && span !== undefined && session < span; session++) pad.push({ session, placeholder: true });
+    return zoomRows<PlotRow>([...rows, ...pad], zoom);
+  }, [rows, span, zoom]);
+  const inView = useMemo(() => plotted.filter((row): row is ChartRow => !isPlaceholder(row)), [plotted]);
   const shown = plotted.map((row) => row.session);
   const markers = (events ?? []).filter((event) => shown.includes(event.session));
   const ticks = sessionTicks(shown);
   const publishedInView = shown.includes(published.adaptationSession);
   const adaptedInView = adaptationSession !== null && shown.includes(adaptationSession);
+  const drawn = [...RATE_SERIES].reverse().filter((series) => visible[series.key]);
+
+  const exportPng = () => {
+    if (frame.current === null) return;
+    setExportProblem(null);
+    const legend = [
+      ...RATE_SERIES.filter((series) => visible[series.key]).map((series) => ({ label: series.label, color: series.color })),
+      ...(overlay !== null ? [{ label: props.overlayTitle ?? 'Reference accept', color: PALETTE.reference, dashed: true }] : []),
+    ];
+    chartPng(frame.current, `${title} · smoothing: ${smoothingLabel(smoothing)}`, legend).then(
+      (png) => saveFile(`${fileStem(title)}-curve.png`, png),
+      (error: unknown) => setExportProblem((error as Error).message),
+    );
+  };
+
   return (
-    <div
-      className="chart-frame"
-      data-testid="curve-chart"
-      data-points={rows.length}
-      data-span={plotted.length}
-      data-first-session={shown[0]}
-      data-last-session={rows.at(-1)?.session}
-      data-events={markers.length}
-      data-published-marker={publishedInView ? published.adaptationSession : 'out-of-range'}
-      data-adaptation-marker={adaptationSession === null ? 'none' : adaptedInView ? adaptationSession : 'out-of-range'}
-      data-overlay={overlay === null ? 'off' : 'on'}
-    >
-      <ResponsiveContainer width="100%" height={340}>
-        <LineChart data={plotted} margin={{ ...CHART_MARGIN, top: markers.length > 0 ? 104 : 56 }}>
-          <CartesianGrid stroke={PALETTE.grid} vertical={false} />
-          {/* A band scale, as the accept strip's bars use, so sessions line up between the two charts. */}
-          <XAxis dataKey="session" scale="band" ticks={ticks} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
-          <YAxis
-            width={Y_AXIS_WIDTH}
-            domain={[0, 1]}
-            // Room above 100 % and below 0 %, so a series sitting at either is not hidden by the frame.
-            padding={{ top: 8, bottom: 8 }}
-            ticks={[0, 0.25, 0.5, 0.75, 1]}
-            tickFormatter={(value: number) => percent(value)}
-            tick={TICK_STYLE}
-            stroke={PALETTE.grid}
-            tickLine={false}
-          />
-          <Tooltip content={CurveTooltip} cursor={{ stroke: '#4b5563', strokeWidth: 1 }} isAnimationActive={false} />
-          {overlay !== null && (
-            <Line
-              type="linear"
-              dataKey="reference_accept_rate_10"
-              name="Reference accept"
-              stroke={PALETTE.reference}
-              strokeWidth={1.75}
-              strokeDasharray="6 4"
-              dot={false}
-              activeDot={false}
+    <div className="curve-chart-block">
+      <div className="chart-toolbar">
+        <span className="muted small" data-testid="zoom-state">
+          {zoom === null ? 'Drag across the chart to zoom into sessions.' : `Sessions ${zoom.from}–${zoom.to}`}
+        </span>
+        {zoom !== null && (
+          <button type="button" className="button secondary small" data-testid="zoom-reset" onClick={() => onZoom(null)}>
+            Reset zoom
+          </button>
+        )}
+        <button type="button" className="button secondary small" data-testid="export-png" onClick={exportPng} disabled={inView.length === 0}>
+          PNG
+        </button>
+        <button
+          type="button"
+          className="button secondary small"
+          data-testid="export-csv"
+          disabled={inView.length === 0}
+          title="The sessions in view: curve.csv's columns, then the series as smoothed"
+          onClick={() => saveFile(`${fileStem(title)}-curve.csv`, chartRowsCsv(inView, smoothing))}
+        >
+          CSV
+        </button>
+        {exportProblem !== null && <span className="text-bad small">{exportProblem}</span>}
+      </div>
+      <div
+        ref={frame}
+        className="chart-frame zoomable"
+        data-testid="curve-chart"
+        data-points={inView.length}
+        data-span={plotted.length}
+        data-first-session={shown[0]}
+        data-last-session={inView.at(-1)?.session}
+        data-events={markers.length}
+        data-published-marker={publishedInView ? published.adaptationSession : 'out-of-range'}
+        data-adaptation-marker={adaptationSession === null ? 'none' : adaptedInView ? adaptationSession : 'out-of-range'}
+        data-overlay={overlay === null ? 'off' : 'on'}
+        data-smoothing={smoothing.kind}
+        data-zoom={zoom === null ? 'none' : `${zoom.from}-${zoom.to}`}
+      >
+        <ResponsiveContainer width="100%" height={340}>
+          <LineChart
+            data={plotted}
+            margin={{ ...CHART_MARGIN, top: markers.length > 0 ? 104 : 56 }}
+            onMouseDown={(state) => {
+              const session = sessionOf(state);
+              if (session !== null) setDrag({ from: session, to: session });
+            }}
+            onMouseMove={(state) => {
+              const session = sessionOf(state);
+              if (drag !== null && session !== null && session !== drag.to) setDrag({ ...drag, to: session });
+            }}
+            onMouseUp={() => {
+              // A click is not a zoom: at least two sessions must be spanned.
+              if (drag !== null && drag.from !== drag.to) onZoom({ from: Math.min(drag.from, drag.to), to: Math.max(drag.from, drag.to) });
+              setDrag(null);
+            }}
+            onMouseLeave={() => setDrag(null)}
+          >
+            <CartesianGrid stroke={PALETTE.grid} vertical={false} />
+            {/* A band scale, as the accept strip's bars use, so sessions line up between the two charts. */}
+            <XAxis dataKey="session" scale="band" ticks={ticks} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
+            <YAxis
+              width={Y_AXIS_WIDTH}
+              domain={[0, 1]}
+              // Room above 100 % and below 0 %, so a series sitting at either is not hidden by the frame.
+              padding={{ top: 8, bottom: 8 }}
+              ticks={[0, 0.25, 0.5, 0.75, 1]}
+              tickFormatter={(value: number) => percent(value)}
+              tick={TICK_STYLE}
+              stroke={PALETTE.grid}
+              tickLine={false}
+            />
+            <Tooltip
+              content={(tooltip: TooltipContentProps) => <CurveTooltip {...tooltip} smoothing={smoothing} />}
+              cursor={{ stroke: PALETTE.axis, strokeWidth: 1 }}
               isAnimationActive={false}
-              connectNulls
             />
-          )}
-          {/* The accept rate is drawn last, on top: it is the curve the run is judged by. */}
-          {[...RATE_SERIES].reverse().filter((series) => visible[series.key]).map((series) => (
-            <Line
-              key={series.key}
-              // Straight segments between sessions: smoothing would invent values between them.
-              type="linear"
-              dataKey={series.key}
-              name={series.label}
-              stroke={series.color}
-              strokeWidth={series.key === 'accept_rate_10' ? 3 : 1.75}
-              dot={false}
-              activeDot={{ r: 3.5 }}
-              isAnimationActive={false}
-            />
-          ))}
-          {publishedInView && (
-            <ReferenceLine
-              x={published.adaptationSession}
-              stroke={PALETTE.published}
-              strokeDasharray="5 4"
-              strokeWidth={1.5}
-              label={markerLabel(`Reef published: adapted @${published.adaptationSession}`, PALETTE.published, -2)}
-            />
-          )}
-          {markers.map((event, index) => (
-            <ReferenceLine
-              key={`${event.kind}-${event.session}-${index}`}
-              x={event.session}
-              stroke={event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback}
-              strokeWidth={1.5}
-              strokeDasharray={event.kind === 'rollback' ? '2 3' : undefined}
-              label={markerLabel(event.label, event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback, -3 - (index % 2))}
-            />
-          ))}
-          {adaptedInView && (
-            <ReferenceLine
-              x={adaptationSession}
-              stroke={PALETTE.adapted}
-              strokeWidth={2}
-              label={markerLabel(`This run: adapted @${adaptationSession}`, PALETTE.adapted, -1)}
-            />
-          )}
-        </LineChart>
-      </ResponsiveContainer>
+            {/* The per-session values, faint, behind everything: what the smoothing averages. */}
+            {showRaw &&
+              drawn.map((series) => (
+                <Line
+                  key={`raw-${series.key}`}
+                  className="raw-series"
+                  type="linear"
+                  dataKey={series.raw}
+                  name={`${series.label} (per session)`}
+                  stroke={series.color}
+                  strokeOpacity={0.22}
+                  strokeWidth={1}
+                  dot={false}
+                  activeDot={false}
+                  isAnimationActive={false}
+                  legendType="none"
+                />
+              ))}
+            {overlay !== null && (
+              <Line
+                type="linear"
+                dataKey="reference_accept_rate_10"
+                name="Reference accept"
+                stroke={PALETTE.reference}
+                strokeWidth={1.75}
+                strokeDasharray="6 4"
+                dot={false}
+                activeDot={false}
+                isAnimationActive={false}
+                connectNulls
+              />
+            )}
+            {/* The accept rate is drawn last, on top: it is the curve the run is judged by. */}
+            {drawn.map((series) => (
+              <Line
+                key={series.key}
+                className="smoothed-series"
+                // Straight segments between sessions: a spline would invent values between them.
+                type="linear"
+                dataKey={smoothedKey(series.key)}
+                name={series.label}
+                stroke={series.color}
+                strokeWidth={series.key === 'accept_rate_10' ? 3 : 1.75}
+                dot={false}
+                activeDot={{ r: 3.5 }}
+                isAnimationActive={false}
+              />
+            ))}
+            {publishedInView && (
+              <ReferenceLine
+                x={published.adaptationSession}
+                stroke={PALETTE.published}
+                strokeDasharray="5 4"
+                strokeWidth={1.5}
+                label={markerLabel(`Reef published: adapted @${published.adaptationSession}`, PALETTE.published, -2)}
+              />
+            )}
+            {markers.map((event, index) => (
+              <ReferenceLine
+                key={`${event.kind}-${event.session}-${index}`}
+                x={event.session}
+                stroke={event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback}
+                strokeWidth={1.5}
+                strokeDasharray={event.kind === 'rollback' ? '2 3' : undefined}
+                label={markerLabel(event.label, event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback, -3 - (index % 2))}
+              />
+            ))}
+            {adaptedInView && (
+              <ReferenceLine
+                x={adaptationSession}
+                stroke={PALETTE.adapted}
+                strokeWidth={2}
+                label={markerLabel(`This run: adapted @${adaptationSession}`, PALETTE.adapted, -1)}
+              />
+            )}
+            {drag !== null && drag.from !== drag.to && (
+              <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill={PALETTE.axis} fillOpacity={0.15} />
+            )}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { RATE_SERIES } from '../lib/chartData';
 import { PALETTE } from '../lib/palette';
 import { useViewStore } from '../stores/viewStore';
+import { SmoothingControl } from './SmoothingControl';
 
 /** Range, series and overlay switches; doubles as the chart's legend. */
 export function ViewControls({
@@ -37,6 +38,7 @@ export function ViewControls({
           All {sessionCount} sessions
         </button>
       </div>
+      <SmoothingControl />
       <div className="legend-row">
         {RATE_SERIES.map((series) => (
           <label key={series.key} className="legend-item toggle">

@@ -11,15 +11,26 @@ import { sessionsInRange } from '../lib/chartData';
 import { bytes, shortHash } from '../lib/format';
 import { useReferenceStore } from '../stores/referenceStore';
 import { useViewStore } from '../stores/viewStore';
+import { smoothingLabel } from '../lib/smoothing';
 
 /** The loaded run: header, summary, learning curve, per-session verdicts, gate decisions, session table. */
 export function CurveView({ run }: { run: LoadedRun }) {
   const { published, overlayRun, loadOverlay } = useReferenceStore(
     useShallow((state) => ({ published: state.published, overlayRun: state.overlay, loadOverlay: state.loadOverlay })),
   );
-  const { range, visible, overlayOn } = useViewStore(
-    useShallow((state) => ({ range: state.range, visible: state.visible, overlayOn: state.overlay })),
+  const { range, visible, overlayOn, smoothing, showRaw, zoom, setZoom } = useViewStore(
+    useShallow((state) => ({
+      range: state.range,
+      visible: state.visible,
+      overlayOn: state.overlay,
+      smoothing: state.smoothing,
+      showRaw: state.showRaw,
+      zoom: state.zoom,
+      setZoom: state.setZoom,
+    })),
   );
+  // Another run starts unzoomed.
+  useEffect(() => setZoom(null), [run.summary.id, setZoom]);
   const isReference = run.summary.sourceKind === 'reference';
   useEffect(() => {
     if (!isReference && overlayOn) void loadOverlay();
@@ -63,7 +74,7 @@ export function CurveView({ run }: { run: LoadedRun }) {
       <section className="card">
         <header className="card-header">
           <h3>Learning curve</h3>
-          <span className="card-meta">rolling means over the last 10 sessions · x: session (as numbered in curve.csv)</span>
+          <span className="card-meta">smoothing: {smoothingLabel(smoothing)} · x: session (as numbered in curve.csv)</span>
         </header>
         <ViewControls
           sessionCount={summary.sessionCount}
@@ -74,6 +85,11 @@ export function CurveView({ run }: { run: LoadedRun }) {
         />
         {published !== null && (
           <CurveChart
+            title={run.summary.title}
+            smoothing={smoothing}
+            showRaw={showRaw}
+            zoom={zoom}
+            onZoom={setZoom}
             sessions={run.sessions}
             overlay={overlay}
             overlayTitle={overlayRun?.summary.title ?? null}
@@ -88,6 +104,7 @@ export function CurveView({ run }: { run: LoadedRun }) {
           sessions={run.sessions}
           range={range}
           publishedSessions={publishedSessions}
+          zoom={zoom}
           markers={{ published: published?.adaptationSession ?? null, adapted: summary.adaptationSession }}
         />
       </section>

@@ -9,10 +9,15 @@ import { GateCard } from '../components/run/GateCard';
 import { InjectCard } from '../components/run/InjectCard';
 import { ServingCard } from '../components/run/ServingCard';
 import { SessionCard } from '../components/run/SessionCard';
+import { SessionsTable } from '../components/run/SessionsTable';
+import { TranscriptDrawer } from '../components/run/TranscriptDrawer';
+import { WorkersPanel } from '../components/run/WorkersPanel';
 import { TrainerCard } from '../components/run/TrainerCard';
 import { useLiveRunStore } from '../stores/liveRunStore';
 import { useReferenceStore } from '../stores/referenceStore';
+import { transcriptKey, useTranscriptStore } from '../stores/transcriptStore';
 import { useViewStore } from '../stores/viewStore';
+import { smoothingLabel } from '../lib/smoothing';
 
 const PHASE_TEXT: Record<RunPhase, string> = {
   starting: 'starting the engines, trainer and gateway…',
@@ -112,7 +117,30 @@ export function LiveRunView({ run }: { run: RunView }) {
   const { published, overlayRun, loadOverlay } = useReferenceStore(
     useShallow((state) => ({ published: state.published, overlayRun: state.overlay, loadOverlay: state.loadOverlay })),
   );
-  const { range, visible, overlayOn } = useViewStore(useShallow((state) => ({ range: state.range, visible: state.visible, overlayOn: state.overlay })));
+  const { range, visible, overlayOn, smoothing, showRaw, zoom, setZoom } = useViewStore(
+    useShallow((state) => ({
+      range: state.range,
+      visible: state.visible,
+      overlayOn: state.overlay,
+      smoothing: state.smoothing,
+      showRaw: state.showRaw,
+      zoom: state.zoom,
+      setZoom: state.setZoom,
+    })),
+  );
+  const { openTranscript, transcript, showTranscript, closeTranscript } = useTranscriptStore(
+    useShallow((state) => ({
+      openTranscript: state.open,
+      transcript: state.open === null ? undefined : state.transcripts[transcriptKey(state.open.runDir, state.open.session)],
+      showTranscript: state.show,
+      closeTranscript: state.close,
+    })),
+  );
+  // Another run starts unzoomed, with no transcript open.
+  useEffect(() => {
+    setZoom(null);
+    closeTranscript();
+  }, [run.header.runDir, setZoom, closeTranscript]);
   useEffect(() => {
     if (overlayOn) void loadOverlay();
   }, [overlayOn, loadOverlay]);
@@ -138,7 +166,7 @@ export function LiveRunView({ run }: { run: RunView }) {
       <section className="card" data-testid="live-curve-card">
         <header className="card-header">
           <h3>Learning curve</h3>
-          <span className="card-meta">rolling means over the last 10 sessions · x: session · ↑ promotion, ↶ rollback</span>
+          <span className="card-meta">smoothing: {smoothingLabel(smoothing)} · x: session · ↑ promotion, ↶ rollback</span>
         </header>
         <ViewControls
           sessionCount={h.sessions.planned}
@@ -149,6 +177,11 @@ export function LiveRunView({ run }: { run: RunView }) {
         />
         {published !== null && (
           <CurveChart
+            title={h.runId}
+            smoothing={smoothing}
+            showRaw={showRaw}
+            zoom={zoom}
+            onZoom={setZoom}
             sessions={curve}
             overlay={overlayOn && overlayRun !== null ? overlayRun.sessions : null}
             overlayTitle={overlayRun?.summary.title ?? null}
@@ -166,9 +199,15 @@ export function LiveRunView({ run }: { run: RunView }) {
           range={range}
           publishedSessions={publishedSessions}
           span={span}
+          zoom={zoom}
           markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }}
         />
       </section>
+      <SessionsTable
+        sessions={run.sessions}
+        openSession={openTranscript?.session ?? null}
+        onOpen={(session) => void showTranscript(h.runDir, session)}
+      />
       <GateCard
         header={h}
         candidates={run.candidates}
@@ -178,6 +217,10 @@ export function LiveRunView({ run }: { run: RunView }) {
         onReject={(id, reason) => void reject(id, reason)}
       />
       <InjectCard candidates={run.candidates} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
+      <WorkersPanel heldBy={h.heldBy} />
+      {openTranscript !== null && openTranscript.runDir === h.runDir && (
+        <TranscriptDrawer session={openTranscript.session} state={transcript} onClose={closeTranscript} />
+      )}
     </div>
   );
 }
