@@ -10,6 +10,8 @@ import { useReferenceStore } from './stores/referenceStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
+import { useCompareStore } from './stores/compareStore';
+import { CompareView } from './views/CompareView';
 import { CurveView } from './views/CurveView';
 import { EmptyView } from './views/EmptyView';
 import { ErrorView } from './views/ErrorView';
@@ -19,6 +21,8 @@ import { LiveRunView } from './views/LiveRunView';
 /** The curve viewer's pane: the loaded run, its error, or the invitation to open one. */
 function ViewerContent() {
   const { status, run, error } = useRunStore(useShallow((state) => ({ status: state.status, run: state.run, error: state.error })));
+  const comparing = useCompareStore((state) => state.comparing);
+  if (comparing) return <CompareView />;
   switch (status) {
     case 'empty':
       return <EmptyView />;

@@ -1,6 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
-import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { MouseHandlerDataParam, TooltipContentProps } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { TooltipContentProps } from 'recharts';
 import type { CurveRow, PublishedResult } from '../../../electron/contract/runs';
 import { buildChartRows, RATE_SERIES, smoothedKey, zoomRows } from '../lib/chartData';
 import type { ChartRow, RateKey, SessionRange, Zoom } from '../lib/chartData';
@@ -10,6 +10,7 @@ import { exactValue, percent } from '../lib/format';
 import { PALETTE } from '../lib/palette';
 import { smoothingLabel, type Smoothing } from '../lib/smoothing';
 import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
+import { ChartToolbar, useDragZoom } from './chartZoom';
 import { markerLabel } from './MarkerLabel';
 
 /** A vertical marker for something that happened during a run (a promotion, a rollback), at the first session it affects. */
@@ -102,12 +103,6 @@ function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { sm
   );
 }
 
-const sessionOf = (state: MouseHandlerDataParam): number | null => {
-  const label = state.activeLabel;
-  const value = typeof label === 'string' ? Number(label) : label;
-  return typeof value === 'number' && Number.isInteger(value) ? value : null;
-};
-
 /**
  * The learning curve: the rate series smoothed as the person chose, their
  * per-session values faint behind them, the reference overlay dashed, a
@@ -118,7 +113,7 @@ const sessionOf = (state: MouseHandlerDataParam): number | null => {
 export function CurveChart(props: CurveChartProps) {
   const { title, sessions, overlay, range, visible, published, adaptationSession, span, events, smoothing, showRaw, zoom, onZoom } = props;
   const frame = useRef<HTMLDivElement>(null);
-  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
+  const dragZoom = useDragZoom(onZoom);
   const [exportProblem, setExportProblem] = useState<string | null>(null);
   const rows = useMemo(
     () => buildChartRows(sessions, overlay, range, published.curveSessions, smoothing),
@@ -153,30 +148,14 @@ export function CurveChart(props: CurveChartProps) {
 
   return (
     <div className="curve-chart-block">
-      <div className="chart-toolbar">
-        <span className="muted small" data-testid="zoom-state">
-          {zoom === null ? 'Drag across the chart to zoom into sessions.' : `Sessions ${zoom.from}–${zoom.to}`}
-        </span>
-        {zoom !== null && (
-          <button type="button" className="button secondary small" data-testid="zoom-reset" onClick={() => onZoom(null)}>
-            Reset zoom
-          </button>
-        )}
-        <button type="button" className="button secondary small" data-testid="export-png" onClick={exportPng} disabled={inView.length === 0}>
-          PNG
-        </button>
-        <button
-          type="button"
-          className="button secondary small"
-          data-testid="export-csv"
-          disabled={inView.length === 0}
-          title="The sessions in view: curve.csv's columns, then the series as smoothed"
-          onClick={() => saveFile(`${fileStem(title)}-curve.csv`, chartRowsCsv(inView, smoothing))}
-        >
-          CSV
-        </button>
-        {exportProblem !== null && <span className="text-bad small">{exportProblem}</span>}
-      </div>
+      <ChartToolbar
+        zoom={zoom}
+        onReset={() => onZoom(null)}
+        onPng={exportPng}
+        onCsv={() => saveFile(`${fileStem(title)}-curve.csv`, chartRowsCsv(inView, smoothing))}
+        disabled={inView.length === 0}
+        problem={exportProblem}
+      />
       <div
         ref={frame}
         className="chart-frame zoomable"
@@ -196,20 +175,7 @@ export function CurveChart(props: CurveChartProps) {
           <LineChart
             data={plotted}
             margin={{ ...CHART_MARGIN, top: markers.length > 0 ? 104 : 56 }}
-            onMouseDown={(state) => {
-              const session = sessionOf(state);
-              if (session !== null) setDrag({ from: session, to: session });
-            }}
-            onMouseMove={(state) => {
-              const session = sessionOf(state);
-              if (drag !== null && session !== null && session !== drag.to) setDrag({ ...drag, to: session });
-            }}
-            onMouseUp={() => {
-              // A click is not a zoom: at least two sessions must be spanned.
-              if (drag !== null && drag.from !== drag.to) onZoom({ from: Math.min(drag.from, drag.to), to: Math.max(drag.from, drag.to) });
-              setDrag(null);
-            }}
-            onMouseLeave={() => setDrag(null)}
+            {...dragZoom.handlers}
           >
             <CartesianGrid stroke={PALETTE.grid} vertical={false} />
             {/* A band scale, as the accept strip's bars use, so sessions line up between the two charts. */}
@@ -305,9 +271,7 @@ export function CurveChart(props: CurveChartProps) {
                 label={markerLabel(`This run: adapted @${adaptationSession}`, PALETTE.adapted, -1)}
               />
             )}
-            {drag !== null && drag.from !== drag.to && (
-              <ReferenceArea x1={Math.min(drag.from, drag.to)} x2={Math.max(drag.from, drag.to)} fill={PALETTE.axis} fillOpacity={0.15} />
-            )}
+            {dragZoom.band}
           </LineChart>
         </ResponsiveContainer>
       </div>

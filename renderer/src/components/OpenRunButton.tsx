@@ -1,3 +1,4 @@
+import { useCompareStore } from '../stores/compareStore';
 import { useRunStore } from '../stores/runStore';
 
 const INPUT_ID = 'open-run-input';
@@ -5,7 +6,8 @@ const INPUT_ID = 'open-run-input';
 /**
  * The page's one file input: "Open run…" uses the File API in both modes
  * (Electron shows its native dialog for it). Pick a curve.csv and,
- * optionally, its gate.csv. Rendered once, in App.
+ * optionally, its gate.csv; while runs are compared, it adds one. Rendered
+ * once, in App.
  */
 export function OpenRunInput() {
   const openFiles = useRunStore((state) => state.openFiles);
@@ -20,7 +22,10 @@ export function OpenRunInput() {
       onChange={(event) => {
         const files = [...(event.currentTarget.files ?? [])];
         event.currentTarget.value = '';
-        if (files.length > 0) void openFiles(files);
+        if (files.length === 0) return;
+        // While runs are compared, a run opened is one more run in the comparison.
+        if (useCompareStore.getState().comparing) void useCompareStore.getState().addPicked(files.map((file) => ({ file, relativePath: file.webkitRelativePath })));
+        else void openFiles(files);
       }}
     />
   );

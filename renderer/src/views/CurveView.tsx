@@ -11,6 +11,7 @@ import { sessionsInRange } from '../lib/chartData';
 import { bytes, shortHash } from '../lib/format';
 import { useReferenceStore } from '../stores/referenceStore';
 import { useViewStore } from '../stores/viewStore';
+import { useCompareStore } from '../stores/compareStore';
 import { smoothingLabel } from '../lib/smoothing';
 
 /** The loaded run: header, summary, learning curve, per-session verdicts, gate decisions, session table. */
@@ -31,6 +32,7 @@ export function CurveView({ run }: { run: LoadedRun }) {
   );
   // Another run starts unzoomed.
   useEffect(() => setZoom(null), [run.summary.id, setZoom]);
+  const addToComparison = useCompareStore((state) => state.addLoaded);
   const isReference = run.summary.sourceKind === 'reference';
   useEffect(() => {
     if (!isReference && overlayOn) void loadOverlay();
@@ -55,6 +57,17 @@ export function CurveView({ run }: { run: LoadedRun }) {
             ))}
             {run.gate === null && <span className="file-chip muted">no gate.csv</span>}
           </div>
+        </div>
+        <div className="run-actions">
+          <button
+            type="button"
+            className="button secondary"
+            data-testid="compare-start"
+            title="Overlay this run with others (run folders, Open run…), each named by its run"
+            onClick={() => addToComparison(run)}
+          >
+            Compare with other runs…
+          </button>
         </div>
       </header>
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
+import { useCompareStore } from '../stores/compareStore';
 import { useLiveRunStore } from '../stores/liveRunStore';
 import { usePageStore } from '../stores/pageStore';
 import { EmptyView } from './EmptyView';
@@ -112,6 +113,9 @@ function RunFolders() {
   const { runs, runsDir, loadRuns } = useLaunchStore(useShallow((s) => ({ runs: s.runs, runsDir: s.runsDir, loadRuns: s.loadRuns })));
   const { open, pending } = useLiveRunStore(useShallow((s) => ({ open: s.open, pending: s.pending })));
   const show = usePageStore((s) => s.show);
+  // Primitives only (a joined string, not a new array per render), as zustand's selectors need.
+  const compare = useCompareStore(useShallow((s) => ({ add: s.addFolder, origins: s.runs.map((r) => r.origin).join('\n'), count: s.runs.length })));
+  const compared = (runId: string) => compare.origins.split('\n').includes(`run folder ${runId}`);
   const [folder, setFolder] = useState('');
   const openRun = (where: { runId: string } | { path: string }) => void open(where).then((opened) => opened && show('run'));
   return (
@@ -123,6 +127,14 @@ function RunFolders() {
           <button type="button" className="link-button" onClick={() => void loadRuns()}>
             refresh
           </button>
+          {compare.count > 0 && (
+            <>
+              {' · '}
+              <button type="button" className="link-button" data-testid="show-comparison" onClick={() => show('viewer')}>
+                show the comparison ({compare.count})
+              </button>
+            </>
+          )}
         </span>
       </header>
       {runs.length === 0 ? (
@@ -157,6 +169,16 @@ function RunFolders() {
                 <td>
                   <button type="button" className="button secondary small" disabled={pending !== null} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
                     {run.heldBy !== null ? 'Watch' : 'Open'}
+                  </button>{' '}
+                  <button
+                    type="button"
+                    className="button secondary small"
+                    data-testid={`compare-run-${run.runId}`}
+                    title="Overlay its curve with other runs in the curve viewer"
+                    disabled={run.sessionsCompleted === 0 || compared(run.runId)}
+                    onClick={() => void compare.add({ runId: run.runId })}
+                  >
+                    {compared(run.runId) ? '✓ compared' : '+ Compare'}
                   </button>
                 </td>
               </tr>
