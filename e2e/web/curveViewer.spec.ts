@@ -5,9 +5,9 @@ import { FIXTURE_DIR, REFERENCE_DIR, REFERENCE_ID, SCREENSHOT_DIR } from '../pat
 import { expect, test } from './labServer';
 import { watchConsole } from './watchConsole';
 
-/** The number of vertices of each drawn line (linear paths: one M or L per point). */
+/** The number of vertices of each drawn rate line (linear paths: one M or L per point); the faint per-session lines aside. */
 async function lineVertexCounts(page: Page): Promise<number[]> {
-  const paths = await page.getByTestId('curve-chart').locator('.recharts-line-curve').evaluateAll((elements) =>
+  const paths = await page.getByTestId('curve-chart').locator('.smoothed-series .recharts-line-curve').evaluateAll((elements) =>
     elements.map((element) => element.getAttribute('d') ?? ''),
   );
   return paths.map((d) => d.match(/[ML]/g)?.length ?? 0);
@@ -30,7 +30,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     await expect(chart).toHaveAttribute('data-published-marker', '14');
     await expect(chart).toHaveAttribute('data-adaptation-marker', 'none');
     // The drawn SVG: four rate lines, one reference line labelled with the published result.
-    await expect(chart.locator('.recharts-line-curve')).toHaveCount(4);
+    await expect(chart.locator('.smoothed-series .recharts-line-curve')).toHaveCount(4);
     await expect(chart.locator('.recharts-reference-line')).toHaveCount(1);
     await expect(chart.locator('[data-marker-label="Reef published: adapted @14"]')).toBeVisible();
     // Each line passes through one point per session: every path has 36 vertices.
@@ -78,7 +78,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     await expect(chart.locator('.recharts-reference-line')).toHaveCount(2);
     await expect(chart.locator('[data-marker-label="This run: adapted @20"]')).toBeVisible();
     // Four rate lines plus the dashed Reef reference.
-    await expect(chart.locator('.recharts-line-curve')).toHaveCount(5);
+    await expect(chart.locator('.smoothed-series .recharts-line-curve, .reference-series .recharts-line-curve')).toHaveCount(5);
     await expect(chart.locator('.recharts-line-curve[stroke-dasharray="6 4"]')).toHaveCount(1);
     await expect(page.getByTestId('tile-adaptation')).toContainText('Session 20');
     await expect(page.getByTestId('gate-panel')).toHaveCount(0);

@@ -9,24 +9,37 @@ export interface RunLab {
   url: string;
   /** The lab's runs folder (GATELAB_RUNS_DIR), a fresh temporary folder. */
   runsDir: string;
+  /**
+   * With `holdRestarts`, the folder of the lab's restart barrier
+   * (GATELAB_TEST_HOLD_RESTARTS): a crashed worker's restart waits for its
+   * release file there, so a test sees it restarting; else null.
+   */
+  holdDir: string | null;
   output: () => string;
 }
 
 /**
  * Browser mode with its runs folder in a fresh temporary directory so a
  * test's runs never mix with a person's. Stopped (SIGTERM; its engine and
- * trainer processes exit with it) when the worker ends.
+ * trainer processes exit with it) when the worker ends. A spec that sets
+ * `test.use({ holdRestarts: true })` gets its own lab with the restart barrier.
  */
-export const test = base.extend<object, { runLab: RunLab }>({
+export const test = base.extend<object, { runLab: RunLab; holdRestarts: boolean }>({
+  holdRestarts: [false, { option: true, scope: 'worker' }],
   runLab: [
-    async ({}, use) => {
+    async ({ holdRestarts }, use) => {
       const runsDir = await mkdtemp(join(tmpdir(), 'gatelab-e2e-runs-'));
-      const { child, url, output } = await startBrowserMode({ GATELAB_RUNS_DIR: runsDir });
-      await use({ url, runsDir, output });
+      const holdDir = holdRestarts ? await mkdtemp(join(tmpdir(), 'gatelab-e2e-hold-')) : null;
+      const { child, url, output } = await startBrowserMode({
+        GATELAB_RUNS_DIR: runsDir,
+        ...(holdDir !== null ? { GATELAB_TEST_HOLD_RESTARTS: holdDir } : {}),
+      });
+      await use({ url, runsDir, holdDir, output });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
       await rm(runsDir, { recursive: true, force: true });
+      if (holdDir !== null) await rm(holdDir, { recursive: true, force: true });
     },
     { scope: 'worker' },
   ],

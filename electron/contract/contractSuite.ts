@@ -144,6 +144,18 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(run.files.map((f) => [f.name, f.role])).toEqual([['curve.csv', 'curve'], ['gate.csv', 'gate']]);
     });
 
+    test('runs.openFiles to compare: titled by the run\'s name the renderer gives, and not announced as opened', async () => {
+      const loaded: unknown[] = [];
+      const off = harness.api.on('runs.loaded', (summary) => loaded.push(summary));
+      const run = await harness.api.runs.openFiles({ files: [{ name: 'curve.csv', text: curveText }], purpose: 'compare', title: 'reef-gated' });
+      expect(run.summary.title).toBe('reef-gated');
+      const viewed = await harness.api.runs.openFiles({ files: [{ name: 'curve.csv', text: curveText }] });
+      expect(viewed.summary.title).toBe('curve.csv');
+      await expect.poll(() => loaded.length).toBe(1);
+      off();
+      expect(await harness.rawInvoke('runs.openFiles', { files: [{ name: 'curve.csv', text: curveText }], title: '' })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+    });
+
     test('a malformed curve.csv is refused naming its line and column', async () => {
       const lines = curveText.split('\n');
       lines[4] = lines[4]!.replace(/^3,0,/, '3,x,');

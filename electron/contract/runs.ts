@@ -130,8 +130,13 @@ export const runsMethods = {
   },
   'runs.openFiles': {
     summary:
-      'Load a run from the text of its curve.csv and, optionally, its gate.csv (told apart by their headers).',
-    params: z.strictObject({ files: z.array(RunFileText).min(1).max(2) }),
+      'Load a run from the text of its curve.csv and, optionally, its gate.csv (told apart by their headers): to view it, or to compare it, under its run\'s name when the renderer knows it.',
+    params: z.strictObject({
+      files: z.array(RunFileText).min(1).max(2),
+      purpose: z.enum(['view', 'compare']).default('view'),
+      /** The run's name (its folder's, when a folder was picked); default: the files' names. */
+      title: z.string().trim().min(1).max(200).optional(),
+    }),
     result: LoadedRun,
   },
 } as const satisfies MethodTable;

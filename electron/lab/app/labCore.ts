@@ -84,14 +84,18 @@ export function createLabCore(options: LabCoreOptions): LabCore {
           return run;
       }
     },
-    'runs.openFiles': async ({ files }) => {
+    'runs.openFiles': async ({ files, purpose, title }) => {
       const curveName = files[0]?.name ?? 'run';
       try {
         const run = loadRunFromTexts(files, {
           kind: 'files',
           id: `files:${sha256Hex(files.map((f) => f.text).join('\0')).slice(0, 12)}`,
-          title: files.map((f) => f.name).join(' + '),
+          title: title ?? files.map((f) => f.name).join(' + '),
         });
+        if (purpose === 'compare') {
+          events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
+          return run;
+        }
         return announce(run);
       } catch (error) {
         events.log('error', `Could not open ${curveName}: ${error instanceof Error ? error.message : String(error)}`);

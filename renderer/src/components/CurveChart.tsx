@@ -216,6 +216,7 @@ export function CurveChart(props: CurveChartProps) {
               ))}
             {overlay !== null && (
               <Line
+                className="reference-series"
                 type="linear"
                 dataKey="reference_accept_rate_10"
                 name="Reference accept"

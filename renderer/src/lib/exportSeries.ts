@@ -40,7 +40,9 @@ export type ComparedSeries = { readonly label: string; readonly rows: readonly C
  * empty cell.
  */
 export function compareCsv(runs: readonly ComparedSeries[], series: SmoothableSeries, smoothing: Smoothing, sessions: readonly number[]): string {
-  const header = ['session', ...runs.flatMap((run) => [`${run.label}:${series.raw}`, `${run.label}:${series.key}_${smoothingTag(smoothing)}`])];
+  // With the file's own smoothing the drawn series is the file's column: named as in curve.csv.
+  const drawn = smoothing.kind === 'file' ? series.key : `${series.key}_${smoothingTag(smoothing)}`;
+  const header = ['session', ...runs.flatMap((run) => [`${run.label}:${series.raw}`, `${run.label}:${drawn}`])];
   const columns = runs.map((run) => {
     const smoothed = smoothSeries(run.rows, series, smoothing);
     return new Map(run.rows.map((row, i) => [row.session, { raw: row[series.raw], smoothed: smoothed[i]! }]));

@@ -92,8 +92,9 @@ export const useCompareStore = create<CompareState>()((set, get) => {
         if (groups.length === 0) throw new Error('No curve.csv found: pick a run folder, or a run\'s curve.csv (and its gate.csv).');
         for (const group of groups) {
           const files = await readRunFiles(group.files);
-          const run = await lab.runs.openFiles({ files });
-          add(run, runLabel(group, get().runs.length + 1), group.files.map((f) => f.name).join(' + '));
+          const label = runLabel(group, get().runs.length + 1);
+          const run = await lab.runs.openFiles({ files, purpose: 'compare', title: label });
+          add(run, label, group.files.map((f) => f.name).join(' + '));
         }
       }),
     addLoaded: (run) => add(run, run.summary.title, run.summary.sourceKind === 'reference' ? 'reference' : run.files.map((f) => f.name).join(' + ')),

@@ -152,13 +152,14 @@ export function CompareView() {
   useEffect(() => setZoom(null), [runCount, setZoom]);
   const longest = Math.max(0, ...runs.map((run) => run.sessions.length));
   const publishedSessions = published?.curveSessions ?? 36;
+  const seriesLabel = RATE_SERIES.find((s) => s.key === series)?.label ?? '';
   return (
     <div className="curve-view" data-testid="compare-view" data-runs={runs.length}>
       <header className="run-header">
         <div>
-          <h1>Comparing runs</h1>
+          <h1>Comparing runs · {seriesLabel.toLowerCase()} rate</h1>
           <p className="muted small">
-            {runs.length} run{runs.length === 1 ? '' : 's'} overlaid, each named by its run · add up to {MAX_COMPARED}
+            {runs.length} run{runs.length === 1 ? '' : 's'} overlaid, each named by its run (click a name to rename it) · smoothing: {smoothingLabel(smoothing)}
           </p>
         </div>
         <div className="run-actions">
@@ -173,21 +174,6 @@ export function CompareView() {
             <RunChip key={run.key} run={run} index={index} />
           ))}
         </div>
-        <AddRuns />
-        {problem !== null && (
-          <p className="request-problem" role="alert" data-testid="compare-problem">
-            {problem}{' '}
-            <button type="button" className="link-button" onClick={dismiss}>
-              dismiss
-            </button>
-          </p>
-        )}
-      </section>
-      <section className="card">
-        <header className="card-header">
-          <h3>{RATE_SERIES.find((s) => s.key === series)?.label ?? ''} rate</h3>
-          <span className="card-meta">smoothing: {smoothingLabel(smoothing)} · x: session</span>
-        </header>
         <div className="controls">
           <div className="segmented" role="group" aria-label="Series compared">
             {RATE_SERIES.map((s) => (
@@ -207,11 +193,21 @@ export function CompareView() {
           <SmoothingControl />
         </div>
         {runs.length === 0 ? (
-          <p className="muted">Add runs above: they are drawn here, one colour each.</p>
+          <p className="muted">Add runs below: they are drawn here, one colour each.</p>
         ) : (
           published !== null && (
             <CompareChart runs={runs} series={series} smoothing={smoothing} showRaw={showRaw} range={range} published={published} zoom={zoom} onZoom={setZoom} />
           )
+        )}
+        <h4 className="subhead">Add a run</h4>
+        <AddRuns />
+        {problem !== null && (
+          <p className="request-problem" role="alert" data-testid="compare-problem">
+            {problem}{' '}
+            <button type="button" className="link-button" onClick={dismiss}>
+              dismiss
+            </button>
+          </p>
         )}
       </section>
     </div>

@@ -1,7 +1,18 @@
 import { useMemo, useState } from 'react';
-import type { SessionView } from '../../../../electron/contract/liveRuns';
+import type { MarkerKind, SessionView } from '../../../../electron/contract/liveRuns';
 import { MARKER_LABELS } from '../../lib/highlight';
 import { nextSort, SESSION_COLUMNS, sortSessions, type SessionColumnKey, type SessionSort } from '../../lib/sessionSort';
+
+/** A marker kind in a word, for a narrow column (the criterion's words are in the chip's title). */
+const SHORT_MARKER: Record<MarkerKind, string> = {
+  bold: 'bold',
+  header: 'header',
+  bullet: 'bullet',
+  numbered: 'numbered',
+  boxed: '\\boxed',
+  'final-answer': 'final answer',
+  'rule-line': 'rule/table',
+};
 
 /** The markers of a reply by kind, most frequent first: "bold ×2". */
 function markerCounts(session: SessionView): [string, number][] {
@@ -23,14 +34,14 @@ function Cell({ column, session }: { column: SessionColumnKey; session: SessionV
     case 'markers': {
       const counts = markerCounts(session);
       return (
-        <td data-markers={session.verdict.markers.length}>
+        <td className="markers" data-markers={session.verdict.markers.length}>
           {counts.length === 0 ? (
             <span className="muted">none</span>
           ) : (
             <span className="markers-cell">
               {counts.map(([kind, n]) => (
-                <span key={kind} className="chip chip-marker">
-                  {MARKER_LABELS[kind as keyof typeof MARKER_LABELS]} ×{n}
+                <span key={kind} className="chip chip-marker" title={MARKER_LABELS[kind as MarkerKind]}>
+                  {SHORT_MARKER[kind as MarkerKind]} ×{n}
                 </span>
               ))}
             </span>
@@ -59,7 +70,7 @@ function Cell({ column, session }: { column: SessionColumnKey; session: SessionV
     case 'hint':
       return (
         <td className="hint-cell" title={session.hint === null ? '' : `${session.hint.text}${session.hint.accepted ? '' : ' (not accepted: too short)'}`}>
-          {session.hint === null ? <span className="muted">—</span> : session.hint.text}
+          {session.hint === null ? <span className="muted">—</span> : <span className="hint-text">{session.hint.text}</span>}
         </td>
       );
   }

@@ -114,11 +114,11 @@ export function WorkersPanel({ heldBy }: { heldBy: number | null }) {
                     <span className={`worker-state state-${worker.state}`} data-testid="worker-state">
                       {worker.state}
                     </span>
-                    {worker.state !== 'running' && worker.detail !== null && <div className="muted small">{worker.detail}</div>}
+                    {worker.state !== 'running' && worker.detail !== null && worker.detail !== worker.lastExit?.reason && <div className="muted small">{worker.detail}</div>}
                   </td>
                   <td className="num">{worker.restarts}</td>
                   <td>{since(worker.startedAt, now)}</td>
-                  <td className="small">
+                  <td className="small last-exit">
                     {worker.lastExit === null ? (
                       <span className="muted">—</span>
                     ) : (
