@@ -87,6 +87,7 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
     expect(png.name).toMatch(/\.png$/);
     expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(png.bytes.readUInt32BE(16)).toBeGreaterThan(1000); // width in pixels (twice the chart's)
+    await writeFile(join(SCREENSHOT_DIR, 'web-exported-chart.png'), png.bytes); // to look at
 
     // The README's picture of the viewer, as it is now.
     await page.setViewportSize({ width: 1280, height: 1500 });

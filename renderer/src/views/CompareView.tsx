@@ -155,7 +155,7 @@ export function CompareView() {
   const seriesLabel = RATE_SERIES.find((s) => s.key === series)?.label ?? '';
   return (
     <div className="curve-view" data-testid="compare-view" data-runs={runs.length}>
-      <header className="run-header">
+      <header className="run-header with-actions">
         <div>
           <h1>Comparing runs · {seriesLabel.toLowerCase()} rate</h1>
           <p className="muted small">

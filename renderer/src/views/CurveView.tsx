@@ -45,7 +45,7 @@ export function CurveView({ run }: { run: LoadedRun }) {
 
   return (
     <div className="curve-view" data-testid="curve-view" data-run-id={summary.id}>
-      <header className="run-header">
+      <header className="run-header with-actions">
         <div>
           <h1 data-testid="run-title">{summary.title}</h1>
           <div className="run-files">
