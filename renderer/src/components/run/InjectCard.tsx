@@ -17,7 +17,7 @@ const KIND_NOTES: Record<BadCandidateKind, string> = {
 };
 
 /** One injection request: where it is (queued with its place, building for how long, staged as which candidate, or why it failed). */
-function RequestRow({ injection, now }: { injection: InjectionView; now: number }) {
+function RequestRow({ injection, candidate, now }: { injection: InjectionView; candidate: CandidateView | undefined; now: number }) {
   const i = injection;
   let where: string;
   switch (i.state) {
@@ -28,7 +28,7 @@ function RequestRow({ injection, now }: { injection: InjectionView; now: number 
       where = `building… ${duration((now - Date.parse(i.startedAt ?? i.requestedAt)) / 1000)}`;
       break;
     case 'staged':
-      where = `staged as ${i.candidate ?? '?'}`;
+      where = `staged as ${i.candidate ?? '?'}${candidate === undefined ? '' : ` → ${stateLabel(candidate)}`}`;
       break;
     case 'failed':
       where = `failed: ${i.error ?? ''}`;
@@ -98,7 +98,7 @@ export function InjectCard({
       {shownRequests.length > 0 && (
         <ul className="injection-requests" data-testid="injection-requests">
           {shownRequests.map((i) => (
-            <RequestRow key={i.id} injection={i} now={now} />
+            <RequestRow key={i.id} injection={i} candidate={candidates.find((c) => c.id === i.candidate)} now={now} />
           ))}
         </ul>
       )}
