@@ -201,7 +201,7 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     // The page stays live meanwhile: Pause and Stop answer.
     await expect(page.getByTestId('pause-button')).toBeEnabled();
     await expect(page.getByTestId('stop-button')).toBeEnabled();
-    await expect(page.getByTestId('progress-line')).toBeVisible();
+    await expect(page.getByTestId('progress-gate')).toContainText('injections: building i');
 
     // Pause: the session in progress finishes, then no session runs while the gate goes on deciding.
     await page.getByTestId('pause-button').click();
@@ -245,7 +245,9 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     expect(Number(await gate.getAttribute('data-steps'))).toBeGreaterThanOrEqual(6);
     await expect(gate.locator('[data-outcome="unmeasured"]')).toHaveCount(4);
     await expect(gate).toContainText('4 before any probe');
-    await shootBothThemes(page, 'web-viewer-lab-files');
+    await shootBothThemes(page, 'web-viewer-lab-files', async () => {
+      await gate.scrollIntoViewIfNeeded();
+    });
     expect(problems).toEqual([]);
   });
 });

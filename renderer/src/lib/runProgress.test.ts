@@ -49,5 +49,9 @@ describe('the progress line', () => {
     expect(gateStateText(run())).toBe('idle, serving base');
     expect(windowTitle(run())).toBe('GateLab · r1');
     expect(windowTitle(null)).toBe('GateLab');
+    const injecting = run();
+    const request = { kind: 'reward-inverted', queuePosition: null, requestedAt: iso(0), startedAt: iso(1), finishedAt: null, candidate: null, error: null, servingBefore: pointer } as const;
+    injecting.header.injections = [{ ...request, id: 'i1', state: 'building' }, { ...request, id: 'i2', kind: 'nan-inf', state: 'queued', queuePosition: 0, startedAt: null }];
+    expect(gateStateText(injecting)).toBe('idle, serving base · injections: building i1 (reward-inverted), 1 queued');
   });
 });

@@ -42,8 +42,17 @@ export function awaitingCandidates(candidates: readonly CandidateView[]): Candid
   return candidates.filter((c) => c.state === 'awaiting-confirm');
 }
 
-/** The gate's state in a phrase: what needs the person, else what the gate is doing, else idle. */
+/** The gate's state in a phrase, and the injections still being built or waiting to be. */
 export function gateStateText(run: RunView): string {
+  const building = run.header.injections.find((i) => i.state === 'building');
+  const queued = run.header.injections.filter((i) => i.state === 'queued').length;
+  const injections = [building === undefined ? '' : `building ${building.id} (${building.kind})`, queued === 0 ? '' : `${queued} queued`].filter((x) => x !== '').join(', ');
+  const gate = gateWork(run);
+  return injections === '' ? gate : `${gate} · injections: ${injections}`;
+}
+
+/** What needs the person, else what the gate is doing, else idle. */
+function gateWork(run: RunView): string {
   const awaiting = awaitingCandidates(run.candidates);
   if (awaiting.length > 0) return `${awaiting.map((c) => c.id).join(', ')} ${awaiting.length === 1 ? 'awaits' : 'await'} your decision`;
   const probing = run.candidates.find((c) => c.state === 'probing' && c.probingRound !== null);
