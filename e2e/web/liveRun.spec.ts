@@ -230,6 +230,10 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     const chart = page.getByTestId('curve-chart');
     await expect(chart).toHaveAttribute('data-points', '3');
     await expect(page.getByTestId('accept-strip').locator('.recharts-bar-rectangle')).toHaveCount(3);
+    // At 1280 px nothing on the run page is cut off: the trainer's candidate column, every probe round.
+    await page.setViewportSize(SMALL_WINDOW);
+    expect(await clippedElements(page)).toEqual([]);
+    await shootBothThemes(page, 'web-run-complete');
     await shootWhole(page, 'web-live-run.png');
 
     // The run list says so.
