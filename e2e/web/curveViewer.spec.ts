@@ -5,6 +5,13 @@ import { FIXTURE_DIR, REFERENCE_DIR, REFERENCE_ID, SCREENSHOT_DIR } from '../pat
 import { expect, test } from './labServer';
 import { watchConsole } from './watchConsole';
 
+/** The viewer's page (the window opens on Start; the viewer's sidebar lists the references). */
+async function openViewer(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.getByTestId('tab-viewer').click();
+  await expect(page.getByTestId('empty-view')).toBeVisible();
+}
+
 /** The number of vertices of each drawn rate line (linear paths: one M or L per point); the faint per-session lines aside. */
 async function lineVertexCounts(page: Page): Promise<number[]> {
   const paths = await page.getByTestId('curve-chart').locator('.smoothed-series .recharts-line-curve').evaluateAll((elements) =>
@@ -18,10 +25,15 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     const problems = watchConsole(page);
     await page.goto(lab.url);
     await expect(page.getByTestId('mode-badge')).toContainText('Browser mode');
+    // The Start page shows its own content only: the viewer's empty state and sidebar are the viewer's.
+    await expect(page.getByTestId('start-view')).toBeVisible();
+    await expect(page.getByTestId('empty-view')).toHaveCount(0);
+    await expect(page.getByTestId(`reference-${REFERENCE_ID}`)).toHaveCount(0);
+    await page.getByTestId('tab-viewer').click();
     await expect(page.getByTestId('empty-view')).toBeVisible();
 
     await page.getByTestId(`reference-${REFERENCE_ID}`).click();
-    await expect(page.getByTestId('run-title')).toHaveText('Reef · Qwen3.5-9B · gated · 2026-09-14');
+    await expect(page.getByTestId('run-title')).toHaveText('Reef gated run · Qwen3.5-9B · 2026-09-14');
 
     const chart = page.getByTestId('curve-chart');
     await expect(chart).toHaveAttribute('data-points', '36');
@@ -32,7 +44,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     // The drawn SVG: four rate lines, one reference line labelled with the published result.
     await expect(chart.locator('.smoothed-series .recharts-line-curve')).toHaveCount(4);
     await expect(chart.locator('.recharts-reference-line')).toHaveCount(1);
-    await expect(chart.locator('[data-marker-label="Reef published: adapted @14"]')).toBeVisible();
+    await expect(chart.locator('[data-marker-label="Reef published (Qwen3-4B, no gate): adapted @14"]')).toBeVisible();
     // Each line passes through one point per session: every path has 36 vertices.
     expect(await lineVertexCounts(page)).toEqual([36, 36, 36, 36]);
 
@@ -41,8 +53,14 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
     await expect(strip.locator('.recharts-bar-rectangle')).toHaveCount(36);
     await expect(strip).toHaveAttribute('data-accepted', '0');
     await expect(page.getByTestId('session-row')).toHaveCount(36);
-    await expect(page.getByTestId('tile-adaptation')).toContainText('Not reached');
-    await expect(page.getByTestId('tile-published')).toContainText('Session 14');
+    // The reference reads consistently: each figure says which run and model it belongs to, and why "not reached".
+    await expect(page.getByTestId('tile-adaptation')).toContainText('Adaptation (Qwen3.5-9B, gated)Not reached');
+    await expect(page.getByTestId('tile-adaptation')).toContainText('(accepted: 61, 66)');
+    await expect(page.getByTestId('tile-published')).toContainText('Reef published (Qwen3-4B, no gate)Session 14');
+    await expect(page.getByTestId('tile-published')).toContainText('another run (openclawrl)');
+    await expect(page.getByTestId('reference-note')).toContainText('never reaches three accepted sessions in a row');
+    await expect(page.getByTestId('reference-note')).toContainText('different run from the gated Qwen3.5-9B reference');
+    await expect(page.getByTestId('published-facts')).toContainText('Qwen3-4B-Thinking-2507');
 
     const gate = page.getByTestId('gate-panel');
     await expect(gate).toHaveAttribute('data-steps', '67');
@@ -56,7 +74,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
   });
 
   test('shows all 72 sessions on request, with the two accepted sessions', async ({ page, lab }) => {
-    await page.goto(lab.url);
+    await openViewer(page, lab.url);
     await page.getByTestId(`reference-${REFERENCE_ID}`).click();
     await page.getByRole('button', { name: 'All 72 sessions' }).click();
     await expect(page.getByTestId('curve-chart')).toHaveAttribute('data-points', '72');
@@ -70,6 +88,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
   test('Open run… reads a curve.csv with the File API; adaptation and the reference overlay are drawn', async ({ page, lab }) => {
     const problems = watchConsole(page);
     await page.goto(lab.url);
+    // Open run… works from any page; the viewer's page shows what it opened.
     await page.getByTestId('open-run-input').setInputFiles(join(FIXTURE_DIR, 'adapting-run', 'curve.csv'));
     await expect(page.getByTestId('run-title')).toHaveText('curve.csv');
     const chart = page.getByTestId('curve-chart');
@@ -95,7 +114,7 @@ test.describe('curve viewer in browser mode (Chromium)', () => {
   });
 
   test('a malformed curve.csv gets a message naming line and column, and nothing is drawn', async ({ page, lab }) => {
-    await page.goto(lab.url);
+    await openViewer(page, lab.url);
     await page.getByTestId(`reference-${REFERENCE_ID}`).click();
     await expect(page.getByTestId('curve-chart')).toBeVisible();
 

@@ -40,6 +40,7 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
   test('curves as TensorBoard users expect: smoothing with the raw series kept, exact values on hover, zoom and reset, PNG and CSV', async ({ page, runLab }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
+    await page.getByTestId('tab-viewer').click();
     await page.getByTestId(`reference-${REFERENCE_ID}`).click();
     const chart = page.getByTestId('curve-chart');
     await expect(chart).toHaveAttribute('data-points', '36');

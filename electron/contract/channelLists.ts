@@ -16,6 +16,7 @@ export const LAB_METHOD_CHANNELS = [
   'liveRuns.list',
   'liveRuns.open',
   'liveRuns.stop',
+  'liveRuns.pause',
   'liveRuns.resume',
   'liveRuns.confirm',
   'liveRuns.reject',

@@ -263,30 +263,63 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(await harness.api.liveRuns.current()).toEqual({ run: null });
     });
 
-    test('liveRuns.start runs the embedded recipe (its first session here): the run streams reset, then patches, to completion', async () => {
+    test('liveRuns.start runs the embedded recipe (its first 2 sessions here): the run streams reset, then patches; it pauses, takes an injection while paused, resumes, completes', async () => {
       const patches: RunPatch[] = [];
-      const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
+      const waiters: { until: (patch: RunPatch) => boolean; resolve: (patch: RunPatch) => void }[] = [];
+      /** The first patch (from now on) that satisfies `until`: the run's own events order the test, not a clock. */
+      const patchWhere = (until: (patch: RunPatch) => boolean) => new Promise<RunPatch>((resolve) => waiters.push({ until, resolve }));
+      const off = harness.api.on('liveRuns.changed', (patch) => {
+        patches.push(patch);
+        for (const w of waiters.filter((x) => x.until(patch))) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(patch);
+        }
+      });
       const offWorkers = harness.api.on('workers.changed', (view) => workerEvents.push(view));
-      const started = await harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 1 });
-      expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 1, completed: 0 } });
+      const running = patchWhere((p) => p.header.phase === 'running');
+      const started = await harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 2 });
+      expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 2, completed: 0 } });
       expect(started.header.runDir.startsWith(runsDir)).toBe(true);
-      // Only one run is live at a time.
+      // Only one run is live at a time; a starting run cannot be paused yet.
       await expect(harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
-      await expect.poll(async () => (await harness.api.liveRuns.current()).run?.header.phase, { timeout: 170_000, interval: 1000 }).toBe('completed');
+      await running;
+
+      // Pause: the session in progress (if any) finishes, then nothing runs; the gate still takes requests.
+      const paused = patchWhere((p) => p.header.phase === 'paused');
+      expect((await harness.api.liveRuns.pause()).header.phase).toBe('pausing');
+      const atPause = (await paused).header;
+      expect(atPause.sessions.running).toBeNull();
+      expect(atPause.sessions.completed).toBeLessThan(2);
+      await expect(harness.api.liveRuns.pause()).rejects.toMatchObject({ code: 'conflict' });
+      // The injection is staged (its request says as which candidate) and the gate rejects that candidate, in either order.
+      const rejectedIds = new Set<string>();
+      const rejected = patchWhere((p) => {
+        for (const c of p.candidates) if (c.state === 'rejected') rejectedIds.add(c.id);
+        const request = p.header.injections.find((i) => i.id === 'i1');
+        return request?.state === 'staged' && request.candidate !== null && rejectedIds.has(request.candidate);
+      });
+      const injected = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
+      expect(injected.injection).toMatchObject({ id: 'i1', kind: 'nan-inf', state: 'building', servingBefore: { version: 'base' } });
+      const decided = await rejected;
+      expect(decided.header.phase).toBe('paused');
+      expect(decided.header.sessions.completed).toBe(atPause.sessions.completed);
+
+      const completed = patchWhere((p) => p.header.phase === 'completed');
+      expect((await harness.api.liveRuns.resume()).header.phase).toBe('running');
+      await completed;
       const { run } = await harness.api.liveRuns.current();
-      expect(run?.header.sessions).toMatchObject({ planned: 1, completed: 1 });
+      expect(run?.header.sessions).toMatchObject({ planned: 2, completed: 2 });
       const session = run!.sessions[0]!;
       expect(session.session).toBe(0);
       expect(session.curve.first_reply_chars).toBe([...session.firstReply].length);
       expect(session.curve.accept).toBe(session.verdict.accepted ? 1 : 0);
       expect(session.version).toBe('base');
-      await expect.poll(() => patches.some((p) => p.header.phase === 'completed')).toBe(true);
       expect(patches[0]?.reset).toBe(true);
       expect(patches.filter((p) => p.reset)).toHaveLength(1);
       expect(patches.flatMap((p) => p.sessions.map((x) => x.session))).toContain(0);
       off();
       offWorkers();
-    }, 180_000);
+    }, 300_000);
 
     test('workers.list: the run\'s serving and probe engines and its trainer, live processes on the CPU at the recipe\'s nice values; workers.changed streams them', async () => {
       // The completed run keeps its gate open, so its processes are still up.
@@ -332,7 +365,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       const { run } = await harness.api.liveRuns.current();
       const runId = run!.header.runDir.split(/[\\/]/).at(-1)!;
       const loaded = await harness.api.liveRuns.openCurve({ runId, purpose: 'compare' });
-      expect(loaded.summary).toMatchObject({ title: runId, sessionCount: 1, sourceKind: 'files' });
+      expect(loaded.summary).toMatchObject({ title: runId, sessionCount: run!.sessions.length, sourceKind: 'files' });
       expect(loaded.sessions).toEqual(run!.sessions.map((s) => s.curve));
       expect(loaded.files.map((f) => f.name)).toEqual(['curve.csv']);
       const byPath = await harness.api.liveRuns.openCurve({ path: run!.header.runDir });
@@ -357,9 +390,13 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       await cp(await preparedRun(), join(runsDir, PREPARED_RUN_ID), { recursive: true });
       const { runs } = await harness.api.liveRuns.list();
       expect(runs).toHaveLength(2);
-      expect(runs).toContainEqual(expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null }));
+      expect(runs).toContainEqual(
+        expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', status: 'stopped', failure: null, awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null }),
+      );
       // The run the test before started here, complete, still held by this lab (its gate stays open).
-      expect(runs).toContainEqual(expect.objectContaining({ recipeName: 'embedded-gsm8k-style', sessionsCompleted: 1, sessionsPlanned: 1, completed: true, heldBy: process.pid }));
+      expect(runs).toContainEqual(
+        expect.objectContaining({ recipeName: 'embedded-gsm8k-style', status: 'complete', sessionsCompleted: 2, sessionsPlanned: 2, completed: true, heldBy: process.pid }),
+      );
       const view = await harness.api.liveRuns.open({ runId: PREPARED_RUN_ID });
       expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
       expect(view.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
@@ -426,24 +463,42 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       off();
     }, 120_000);
 
-    test('liveRuns.inject: a bad candidate goes through the gate and ends rejected, serving unchanged', async () => {
-      const injected = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
-      expect(injected.servingBefore.version).toBe('base');
-      expect(injected.candidate).toMatchObject({ id: 'c3', source: { kind: 'inject', badKind: 'nan-inf' } });
-      await expect
-        .poll(async () => (await harness.api.liveRuns.current()).run?.candidates.find((c) => c.id === 'c3')?.state, { timeout: 20_000 })
-        .toBe('rejected');
+    test('liveRuns.inject answers at once; a second request queues behind the first; both end rejected, serving unchanged', async () => {
+      const both = new Promise<RunPatch>((resolve) => {
+        const off = harness.api.on('liveRuns.changed', (patch) => {
+          if (patch.header.injections.filter((i) => i.state === 'staged').length < 2) return;
+          const ids = patch.header.injections.map((i) => i.candidate);
+          void harness.api.liveRuns.current().then(({ run }) => {
+            if (run !== null && ids.every((id) => run.candidates.find((c) => c.id === id)?.state === 'rejected')) {
+              off();
+              resolve(patch);
+            }
+          });
+        });
+      });
+      const first = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
+      const second = await harness.api.liveRuns.inject({ kind: 'wrong-shape' });
+      expect(first.servingBefore.version).toBe('base');
+      expect(first.injection).toMatchObject({ id: 'i1', kind: 'nan-inf', state: 'building', candidate: null });
+      // Asked while the first is being built: it waits its turn, visibly.
+      expect(second.injection).toMatchObject({ id: 'i2', kind: 'wrong-shape', state: 'queued', queuePosition: 0 });
+      const done = await both;
+      expect(done.header.injections.map((i) => [i.id, i.state, i.candidate])).toEqual([
+        ['i1', 'staged', 'c3'],
+        ['i2', 'staged', 'c4'],
+      ]);
       const { run } = await harness.api.liveRuns.current();
-      const c3 = run!.candidates.find((c) => c.id === 'c3')!;
-      expect(c3.reason).toMatchObject({ code: 'non-finite' });
-      expect(c3.servingAtDecision).toEqual(injected.servingBefore);
-      expect(run!.header.serving).toEqual(injected.servingBefore);
-    }, 60_000);
+      const [c3, c4] = ['c3', 'c4'].map((id) => run!.candidates.find((c) => c.id === id)!);
+      expect(c3!.reason).toMatchObject({ code: 'non-finite' });
+      expect(c4!.reason).toMatchObject({ code: 'tensor-spec' });
+      expect(c3!.servingAtDecision).toEqual(first.servingBefore);
+      expect(run!.header.serving).toEqual(first.servingBefore);
+    }, 120_000);
 
     test('liveRuns.stop lets the gate-only run go; the folder stays on screen', async () => {
       const view = await harness.api.liveRuns.stop();
       expect(view.header.phase).toBe('viewing');
-      expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected', 'rejected']);
+      expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected', 'rejected', 'rejected']);
     });
   });
 }

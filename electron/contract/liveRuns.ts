@@ -73,11 +73,13 @@ export type GatedMetric = (typeof GATED_METRICS)[number];
 /**
  * What the desktop shows of a run, in time order of its life:
  * starting (engines loading) → running → stopping → stopped | completed | failed;
+ * running → pausing (the session in progress finishes) → paused (no session
+ * runs; serving, the trainer's step in flight and the gate go on) → running;
  * `viewing` is a run folder opened from disk (nothing runs); `gate-only` is
  * such a run opened with its gate and probe engine only, for a person's
  * decision (no sessions run).
  */
-export const RUN_PHASES = ['starting', 'running', 'stopping', 'stopped', 'completed', 'failed', 'viewing', 'gate-only'] as const;
+export const RUN_PHASES = ['starting', 'running', 'pausing', 'paused', 'stopping', 'stopped', 'completed', 'failed', 'viewing', 'gate-only'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 export const ServingPointerView = z.strictObject({ version: versionId, sha256 });
@@ -273,8 +275,53 @@ export const CandidateView = z.strictObject({
   /** What served when it was staged, and when it was decided (rejected: unchanged; promoted: itself). */
   servingAtStage: ServingPointerView,
   servingAtDecision: ServingPointerView.nullable(),
+  /**
+   * A trainer candidate past verify that the gate holds while another awaits
+   * a person (the waiting-candidate rule): it is probed after that decision.
+   */
+  heldForPerson: z.boolean(),
 });
 export type CandidateView = z.infer<typeof CandidateView>;
+
+export const INJECTION_STATES = ['queued', 'building', 'staged', 'failed'] as const;
+
+/**
+ * A person's request to inject a bad candidate. Building one can take a
+ * minute (the trained kinds run real gradient steps), so it runs in the
+ * background, one at a time, the rest queued in order: queued → building →
+ * staged (as `candidate`; the gate takes it from there) | failed (`error`).
+ */
+export const InjectionView = z.strictObject({
+  id: z.string().regex(/^i\d+$/),
+  kind: z.enum(BAD_CANDIDATE_KINDS),
+  state: z.enum(INJECTION_STATES),
+  /** Requests ahead of it (0 = next), while queued; else null. */
+  queuePosition: count.nullable(),
+  requestedAt: at,
+  startedAt: at.nullable(),
+  finishedAt: at.nullable(),
+  candidate: candidateId.nullable(),
+  error: z.string().nullable(),
+  servingBefore: ServingPointerView,
+});
+export type InjectionView = z.infer<typeof InjectionView>;
+
+/** At most this many injection requests wait behind the one being built; more are refused with the reason. */
+export const MAX_QUEUED_INJECTIONS = 5;
+
+/**
+ * How far the run has got, for the progress line: what the journal says
+ * (the renderer adds the time since `lastEventAt` while the run is live).
+ */
+export const RunProgressView = z.strictObject({
+  /** Seconds the run's processes were alive up to its last journal event (pauses included, gaps between processes not). */
+  activeSeconds: z.number().nonnegative(),
+  /** Mean seconds per session over the newest sessions of this process's stretch (at most 10); null before two sessions finished in it. */
+  secondsPerSession: z.number().nonnegative().nullable(),
+  /** The optimizer step the trainer is working on (a full batch of judged turns is waiting for it), or null. */
+  trainerStep: z.strictObject({ step: z.int().positive(), turns: z.int().positive(), since: at }).nullable(),
+});
+export type RunProgressView = z.infer<typeof RunProgressView>;
 
 /** A change of what serves: a promotion, or a rollback (by a person, or by the gate when serving failed to load). */
 export const ServingChangeView = z.strictObject({
@@ -320,6 +367,9 @@ export const RunHeader = z.strictObject({
   startedAt: at,
   lastEventAt: at,
   journalEvents: count,
+  progress: RunProgressView,
+  /** This window's injection requests on this run, oldest first (the newest finished ones are kept). */
+  injections: z.array(InjectionView),
   /**
    * Updates sent for this run view so far: a patch carries n, the next n + 1.
    * A renderer that sees a gap (a dropped socket) fetches `liveRuns.current` again.
@@ -355,9 +405,19 @@ export const RunPatch = z.strictObject({
 });
 export type RunPatch = z.infer<typeof RunPatch>;
 
+export const RUN_FOLDER_STATUSES = ['running', 'stopped', 'complete', 'failed'] as const;
+export type RunFolderStatus = (typeof RUN_FOLDER_STATUSES)[number];
+
 export const RunFolderInfo = z.strictObject({
   runId,
   recipeName: z.string(),
+  /**
+   * running: a process holds it (this lab or `gatelab run`); complete: every
+   * session ran; failed: its sessions stopped on an error (`failure` says
+   * which); stopped: stopped or interrupted — Resume continues it.
+   */
+  status: z.enum(RUN_FOLDER_STATUSES),
+  failure: z.string().nullable(),
   startedAt: at,
   sessionsCompleted: count,
   sessionsPlanned: z.int().positive(),
@@ -421,12 +481,18 @@ export const liveRunsMethods = {
     result: RunView,
   },
   'liveRuns.stop': {
-    summary: 'Stop the live run after the session in progress; it can be resumed.',
+    summary: 'Stop the live run after the session in progress (at once when paused); it can be resumed.',
+    params: z.strictObject({}),
+    result: RunView,
+  },
+  'liveRuns.pause': {
+    summary:
+      'Pause the live run after the session in progress: no new session starts, while serving, the trainer\'s step in flight and the gate go on. Resume continues it.',
     params: z.strictObject({}),
     result: RunView,
   },
   'liveRuns.resume': {
-    summary: 'Continue the run on screen (stopped, crashed or opened from disk) where its journal ends.',
+    summary: 'Continue the run on screen where it is: a paused run starts its next session; a stopped, crashed or opened one resumes where its journal ends.',
     params: z.strictObject({}),
     result: RunView,
   },
@@ -441,9 +507,10 @@ export const liveRunsMethods = {
     result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
   'liveRuns.inject': {
-    summary: 'Build a deliberately bad candidate of one of the six kinds and stage it through the gate like any other.',
+    summary:
+      'Ask for a deliberately bad candidate of one of the six kinds: it is built in the background (queued behind any other request) and staged through the gate like any other. Answers at once with the request; it and its candidate arrive in the run\'s updates.',
     params: z.strictObject({ kind: z.enum(BAD_CANDIDATE_KINDS) }),
-    result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView }),
+    result: z.strictObject({ injection: InjectionView, servingBefore: ServingPointerView }),
   },
   'liveRuns.rollback': {
     summary: 'A person moves serving back to a version that served before (re-verified by the gate first).',

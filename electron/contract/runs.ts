@@ -88,10 +88,21 @@ export const LoadedRun = z.strictObject({
 });
 export type LoadedRun = z.infer<typeof LoadedRun>;
 
-/** The published result the curve viewer marks on every chart. */
+/**
+ * The published result the curve viewer marks on every chart: Reef's result
+ * for a recipe and model (the ungated openclawrl recipe on
+ * Qwen3-4B-Thinking-2507), which is not any shipped run — so every place it
+ * is shown names what it is.
+ */
 export const PublishedResult = z.strictObject({
   adaptationSession: z.number().int().nonnegative(),
   curveSessions: z.number().int().positive(),
+  recipe: z.string(),
+  model: z.string(),
+  gated: z.boolean(),
+  /** The chart marker's text, naming the run it belongs to. */
+  label: z.string(),
+  /** What the result is and where it comes from, in a sentence or two. */
   source: z.string(),
 });
 export type PublishedResult = z.infer<typeof PublishedResult>;
@@ -99,7 +110,12 @@ export type PublishedResult = z.infer<typeof PublishedResult>;
 export const ReferenceRunInfo = z.strictObject({
   id: z.string(),
   title: z.string(),
+  model: z.string(),
+  gated: z.boolean(),
+  date: z.string(),
   description: z.string(),
+  /** What the run reached, and why (e.g. why adaptation was never reached). */
+  outcome: z.string(),
   sessions: z.number().int().nonnegative(),
 });
 export type ReferenceRunInfo = z.infer<typeof ReferenceRunInfo>;

@@ -4,11 +4,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, nativeTheme, protocol, session, utilityProcess, webContents } from 'electron';
+import { app, BrowserWindow, ipcMain, nativeTheme, Notification, protocol, session, utilityProcess, webContents } from 'electron';
 import { createLabCore } from '../lab/app/labCore';
 import { registerUtilityProcessFork } from '../lab/workers/utilityProcessHost';
 import type { UtilityProcessLike } from '../lab/workers/utilityProcessHost';
 import { createAppProtocolHandler } from './appProtocol';
+import { notifyAwaitingCandidates } from './awaitingNotifier';
 import { forwardLabEvents, registerLabIpc } from './ipcBridge';
 import {
   APP_ENTRY_URL,
@@ -95,9 +96,18 @@ if (!app.requestSingleInstanceLock()) {
   trust.add(id);
   window.webContents.once('destroyed', () => trust.remove(id));
   window.once('ready-to-show', () => window.show());
-  app.on('second-instance', () => {
+  const bringToFront = () => {
     if (window.isMinimized()) window.restore();
+    window.show();
     window.focus();
+  };
+  app.on('second-instance', bringToFront);
+  // A candidate that starts waiting for the person is announced by the OS too (the page shows a banner, a tab badge and the title).
+  notifyAwaitingCandidates(core.events, ({ title, body }) => {
+    if (!Notification.isSupported()) return;
+    const notice = new Notification({ title, body });
+    notice.on('click', bringToFront);
+    notice.show();
   });
   await window.loadURL(APP_ENTRY_URL);
   console.log(`GateLab ${app.getVersion()} — Electron ${process.versions.electron}, window open on ${APP_ENTRY_URL}`);

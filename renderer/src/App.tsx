@@ -16,6 +16,7 @@ import { CurveView } from './views/CurveView';
 import { EmptyView } from './views/EmptyView';
 import { ErrorView } from './views/ErrorView';
 import { LaunchView } from './views/LaunchView';
+import { windowTitle } from './lib/runProgress';
 import { LiveRunView } from './views/LiveRunView';
 
 /** The curve viewer's pane: the loaded run, its error, or the invitation to open one. */
@@ -57,8 +58,18 @@ function MainContent() {
   }
 }
 
+/** The window title names a decision that waits for the person, so it shows in the task bar too. */
+function useWindowTitle(): void {
+  const title = useLiveRunStore((state) => windowTitle(state.run));
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
 export function App() {
   const openFiles = useRunStore((state) => state.openFiles);
+  const page = usePageStore((state) => state.page);
+  useWindowTitle();
   useEffect(() => {
     const report = (error: unknown) => console.error(error);
     useAppStore.getState().load().catch(report);
@@ -73,8 +84,9 @@ export function App() {
   return (
     <div className="app" onDragOver={(event) => event.preventDefault()} onDrop={onDrop}>
       <TopBar />
-      <div className="body">
-        <Sidebar />
+      <div className={page === 'viewer' ? 'body with-sidebar' : 'body'}>
+        {/* The sidebar is the viewer's (reference runs, what was opened): each page shows its own content. */}
+        {page === 'viewer' && <Sidebar />}
         <main className="main">
           <MainContent />
         </main>

@@ -108,6 +108,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'liveRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
     'liveRuns.open': async (where) => runs.open(where),
     'liveRuns.stop': async () => runs.stop(),
+    'liveRuns.pause': async () => runs.pause(),
     'liveRuns.resume': async () => runs.resume(),
     'liveRuns.confirm': async ({ candidate }) => runs.confirm(candidate),
     'liveRuns.reject': async ({ candidate, reason }) => runs.reject(candidate, reason),

@@ -6,13 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BAD_CANDIDATE_KINDS, LabError } from '../../contract';
+import { BAD_CANDIDATE_KINDS } from '../../contract';
 import { REPO_ASSETS_DIR } from '../../contract/contractSuite';
 import type { JournalEvent, ProbeMetrics } from '../journal/journalEvents';
 import { formatCurveCsv } from '../metrics/curveCsv';
 import { curveRows } from '../metrics/curve';
 import { gateCsv } from '../run/runReport';
 import { loadRunFromTexts } from './runFiles';
+import { labErrorOf } from './testing/labErrorOf';
 
 const at = '2026-01-01T00:00:00.000Z';
 const base = { version: 'base', sha256: 'b'.repeat(64) };
@@ -44,15 +45,6 @@ const curve = formatCurveCsv(
   curveRows([0, 1, 2].map((session) => ({ session, accept: 0, bold: 1, bullets: 0, numbered: 1, no_shown_work: 0, no_gold_answer: 0, turns: 3, first_reply_chars: 400 }))),
 );
 
-function failure(run: () => unknown): LabError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof LabError) return error;
-    throw error;
-  }
-  throw new Error('expected a LabError');
-}
 
 describe("the viewer reads the lab's own gate.csv", () => {
   test('a run that rejected every bad kind opens: candidates rejected before probing are "not measured"', () => {
@@ -82,14 +74,14 @@ describe("the viewer reads the lab's own gate.csv", () => {
     const lines = gateCsv(everyKindRejected(), 3).split('\n');
     // A rate that is not a number.
     const text = lines.map((line, i) => (i === 5 ? line.replace(/^0,reject,/, '0,reject,high') : line)).join('\n');
-    const error = failure(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
+    const error = labErrorOf(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
     expect(error.code).toBe('invalid-csv');
     expect(error.details).toMatchObject({ file: 'g.csv', line: 6, column: 3, columnName: 'clean_rate' });
   });
 
   test('only a rejection can be unmeasured: a select with an empty rate is refused', () => {
     const text = 'step,outcome,clean_rate,best,answered_rate,gold_rate\n1,reject,,,,\n2,select,0.5,,1.0,0.5\n';
-    const error = failure(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
+    const error = labErrorOf(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
     expect(error.details).toMatchObject({ file: 'g.csv', line: 3, column: 4, columnName: 'best' });
     expect(error.message).toMatch(/a selected candidate must have been measured/);
   });

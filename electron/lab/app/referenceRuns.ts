@@ -18,7 +18,11 @@ export const ReferenceIndex = z.strictObject({
       id: z.string().min(1),
       dir: z.string().regex(/^[\w.-]+$/),
       title: z.string(),
+      model: z.string(),
+      gated: z.boolean(),
+      date: z.string(),
       description: z.string(),
+      outcome: z.string(),
       files: z.strictObject({ curve: ReferenceFile, gate: ReferenceFile.optional() }),
     }),
   ),
@@ -67,7 +71,7 @@ export function createReferenceLibrary(referenceDir: string): ReferenceLibrary {
       const infos: ReferenceRunInfo[] = [];
       for (const run of runs) {
         const sessions = sessionCounts.get(run.id) ?? (await open(run.id)).summary.sessionCount;
-        infos.push({ id: run.id, title: run.title, description: run.description, sessions });
+        infos.push({ id: run.id, title: run.title, model: run.model, gated: run.gated, date: run.date, description: run.description, outcome: run.outcome, sessions });
       }
       return { published, runs: infos };
     },

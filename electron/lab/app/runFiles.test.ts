@@ -1,31 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { LabError } from '../../contract';
 import { REPO_ASSETS_DIR } from '../../contract/contractSuite';
 import { classifyRunFile, loadRunFromTexts } from './runFiles';
+import { labErrorOf } from './testing/labErrorOf';
 
 const dir = join(REPO_ASSETS_DIR, 'reference', '2026-09-14-qwen3.5-9b-gated');
 const curve = readFileSync(join(dir, 'curve.csv'), 'utf8');
 const gate = readFileSync(join(dir, 'gate.csv'), 'utf8');
 const source = { kind: 'files' as const, id: 'files:test', title: 'test' };
 
-function failure(run: () => unknown): LabError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof LabError) return error;
-    throw error;
-  }
-  throw new Error('expected a LabError');
-}
 
 describe('loading a run from file texts', () => {
   test('files are told apart by header, whatever their names', () => {
     expect(classifyRunFile({ name: 'x.csv', text: curve })).toBe('curve');
     expect(classifyRunFile({ name: 'curve.csv', text: gate })).toBe('gate');
     expect(classifyRunFile({ name: 'bom.csv', text: `\uFEFF${curve}` })).toBe('curve');
-    expect(failure(() => classifyRunFile({ name: 'n.csv', text: '' })).details).toMatchObject({ file: 'n.csv', line: 1 });
+    expect(labErrorOf(() => classifyRunFile({ name: 'n.csv', text: '' })).details).toMatchObject({ file: 'n.csv', line: 1 });
   });
 
   test('CRLF line ends load the same run', () => {
@@ -36,7 +27,7 @@ describe('loading a run from file texts', () => {
 
   test('a cell that is not a number names its line and column', () => {
     const bad = curve.replace('\n12,0,1,1,1,1,0,0,0,8,531,', '\n12,0,1,1,1,1,0,0,0,eight,531,');
-    expect(failure(() => loadRunFromTexts([{ name: 'c.csv', text: bad }], source)).details).toMatchObject({
+    expect(labErrorOf(() => loadRunFromTexts([{ name: 'c.csv', text: bad }], source)).details).toMatchObject({
       file: 'c.csv',
       line: 14,
       column: 10,
@@ -47,14 +38,14 @@ describe('loading a run from file texts', () => {
   test('a short row names its line', () => {
     const lines = curve.split('\n');
     lines[20] = lines[20]!.split(',').slice(0, 10).join(',');
-    const error = failure(() => loadRunFromTexts([{ name: 'c.csv', text: lines.join('\n') }], source));
+    const error = labErrorOf(() => loadRunFromTexts([{ name: 'c.csv', text: lines.join('\n') }], source));
     expect(error.details).toMatchObject({ line: 21, column: null });
     expect(error.message).toMatch(/line 21/);
   });
 
   test('a header without sessions is refused', () => {
     const header = curve.split('\n')[0]!;
-    expect(failure(() => loadRunFromTexts([{ name: 'c.csv', text: `${header}\n` }], source)).code).toBe('invalid-csv');
+    expect(labErrorOf(() => loadRunFromTexts([{ name: 'c.csv', text: `${header}\n` }], source)).code).toBe('invalid-csv');
   });
 
   test('two curves, or two gates, are refused', () => {
@@ -62,7 +53,7 @@ describe('loading a run from file texts', () => {
       { name: 'a.csv', text: curve },
       { name: 'b.csv', text: curve },
     ];
-    expect(failure(() => loadRunFromTexts(twoCurves, source)).code).toBe('invalid-csv');
+    expect(labErrorOf(() => loadRunFromTexts(twoCurves, source)).code).toBe('invalid-csv');
   });
 
   test('derived columns that disagree with the per-session ones load with a warning', () => {

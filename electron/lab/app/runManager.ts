@@ -9,7 +9,9 @@ import path from 'node:path';
 import type {
   BadCandidateKind,
   CandidateView,
+  InjectionView,
   ProbePair,
+  RunFolderStatus,
   RunFolderInfo,
   RunPatch,
   RunPhase,
@@ -31,6 +33,7 @@ import type { LabEventBus } from './eventBus';
 import { readProbeRound } from './probeEvidence';
 import { readTranscriptFile, transcriptView } from './sessionTranscript';
 import { recipePath, runFolderPath } from './recipeCatalog';
+import { InjectionQueue } from './injectionQueue';
 import { buildRunView, recipeOf } from './runView';
 import { SessionDetailCache } from './sessionDetails';
 import { diffRunView, emptySentState, type SentState } from './runViewDiff';
@@ -65,7 +68,12 @@ type Current = {
   dirty: boolean;
   /** The run's sessions, while they run. */
   sessionsDone: Promise<void> | null;
+  /** A person's injection requests, built in the background one at a time. */
+  injections: InjectionQueue;
 };
+
+/** Phases in which this lab runs the run's sessions (a new run, open or resume must wait). */
+const SESSION_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'starting', 'pausing', 'paused', 'stopping']);
 
 const POLL_MS = 1000;
 
@@ -115,6 +123,8 @@ export class RunManager {
         runs.push({
           runId: name,
           recipeName: status.recipe,
+          status: folderStatus(holder !== undefined, status.completed, status.failure),
+          failure: status.failure,
           startedAt: events[0].at,
           sessionsCompleted: status.sessions.completed,
           sessionsPlanned: status.sessions.planned,
@@ -168,6 +178,13 @@ export class RunManager {
   resume(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
+      if ((c.phase === 'paused' || c.phase === 'pausing') && c.held.kind === 'live') {
+        c.phase = 'running';
+        c.held.run.continueSessions();
+        this.options.events.log('info', 'Resumed: the next session starts.');
+        this.markDirty(c);
+        return this.view(c);
+      }
       this.refuseWhileRunning('resume');
       if (c.held.kind === 'disk' && c.held.heldBy !== null) {
         throw new LabError('conflict', `process ${c.held.heldBy} is running this run; it cannot be resumed here too`);
@@ -185,7 +202,7 @@ export class RunManager {
   stop(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
-      if (c.phase === 'running' && c.held.kind === 'live') {
+      if ((c.phase === 'running' || c.phase === 'pausing' || c.phase === 'paused') && c.held.kind === 'live') {
         c.phase = 'stopping';
         c.held.run.requestStop();
         this.options.events.log('info', 'Stopping after the session in progress; Resume continues the run.');
@@ -196,6 +213,31 @@ export class RunManager {
         throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
       }
       await this.release(c);
+      this.markDirty(c);
+      return this.view(c);
+    });
+  }
+
+  /**
+   * Pauses the live run after the session in progress: the gateway keeps
+   * serving, the trainer finishes its step, the gate goes on deciding, and
+   * a person's requests still work; Resume starts the next session.
+   */
+  pause(): Promise<RunView> {
+    return this.exclusive(async () => {
+      const c = this.requireCurrent();
+      if (c.held.kind !== 'live' || c.held.mode !== 'run' || c.phase !== 'running') {
+        throw new LabError('conflict', `only a running run can be paused; this one is ${c.phase}`);
+      }
+      c.phase = 'pausing';
+      const run = c.held.run;
+      void run.requestPause().then(() => {
+        if (this.current !== c || c.phase !== 'pausing') return;
+        c.phase = 'paused';
+        this.options.events.log('info', 'Paused: no session runs; serving, the trainer and the gate go on. Resume starts the next session.');
+        this.markDirty(c);
+      });
+      this.options.events.log('info', 'Pausing after the session in progress.');
       this.markDirty(c);
       return this.view(c);
     });
@@ -226,11 +268,27 @@ export class RunManager {
     return this.decide({ action: 'reject', id, reason }, id);
   }
 
-  async inject(kind: BadCandidateKind): Promise<{ candidate: CandidateView; servingBefore: ServingPointerView }> {
-    const before = this.pointerOf(this.requireCurrent());
+  /** Queues an injection request and answers at once; the candidate is built in the background (injectionQueue.ts). */
+  async inject(kind: BadCandidateKind): Promise<{ injection: InjectionView; servingBefore: ServingPointerView }> {
+    const c = this.requireCurrent();
+    if (c.phase === 'starting' || c.phase === 'stopping') throw new LabError('conflict', `the run is ${c.phase}; inject once it has ${c.phase === 'starting' ? 'started' : 'stopped'}`);
+    const before = this.pointerOf(c);
+    const injection = c.injections.request(kind, before);
+    this.options.events.log(
+      'info',
+      injection.state === 'building'
+        ? `Injection ${injection.id}: building a ${kind} candidate; serving is ${before.version}. The gate decides.`
+        : `Injection ${injection.id} (${kind}) queued: ${(injection.queuePosition ?? 0) + 1} in line behind the one being built.`,
+    );
+    return { injection, servingBefore: before };
+  }
+
+  /** Builds and stages one injected candidate on run `c` (the injection queue's builder). */
+  private async buildInjection(c: Current, kind: BadCandidateKind): Promise<string> {
+    if (this.current !== c) throw new LabError('conflict', 'the run left the screen before this candidate was built');
     const id = await this.act({ action: 'inject', kind }, async (run) => (await run.inject({ kind })).id, (result) => idOf(result));
-    this.options.events.log('info', `Injected a ${kind} candidate (${id}); serving is ${before.version}. The gate decides.`);
-    return { candidate: this.candidateView(id), servingBefore: before };
+    this.options.events.log('info', `Injected a ${kind} candidate: ${id}. The gate decides.`);
+    return id;
   }
 
   async rollback(version: string): Promise<{ servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
@@ -384,7 +442,7 @@ export class RunManager {
     }
     c.held = { kind: 'disk', heldBy: null, poll: null };
     await this.refreshFromDisk(c);
-    if (c.phase === 'gate-only' || c.phase === 'running' || c.phase === 'starting') c.phase = 'viewing';
+    if (c.phase === 'gate-only' || c.phase === 'running' || c.phase === 'starting' || c.phase === 'pausing' || c.phase === 'paused') c.phase = 'viewing';
   }
 
   private async diskView(runDir: string, phase: RunPhase): Promise<Current> {
@@ -415,6 +473,13 @@ export class RunManager {
       flushTimer: null,
       dirty: false,
       sessionsDone: null,
+      injections: new InjectionQueue(
+        (kind) => this.buildInjection(c, kind),
+        (injection) => {
+          if (injection.state === 'failed') this.options.events.log('warn', `Injection ${injection.id} (${injection.kind}) failed: ${injection.error ?? ''}`);
+          this.markDirty(c);
+        },
+      ),
     };
     if (heldBy !== null && c.held.kind === 'disk') {
       // Another process runs it: follow its journal.
@@ -439,6 +504,7 @@ export class RunManager {
   private async replaceCurrent(next: Current): Promise<void> {
     const previous = this.current;
     if (previous) {
+      previous.injections.cancelWaiting('another run was opened before this one was built');
       if (previous.flushTimer) clearTimeout(previous.flushTimer);
       await this.release(previous);
       if (previous.held.kind === 'disk' && previous.held.poll) clearInterval(previous.held.poll);
@@ -450,7 +516,7 @@ export class RunManager {
 
   private refuseWhileRunning(what: string): void {
     const c = this.current;
-    if (c && (c.phase === 'running' || c.phase === 'starting' || c.phase === 'stopping')) {
+    if (c && SESSION_PHASES.has(c.phase)) {
       throw new LabError('conflict', `a run is ${c.phase} (${path.basename(c.runDir)}); stop it before you ${what}`);
     }
   }
@@ -477,7 +543,14 @@ export class RunManager {
       runDir: c.runDir,
       events: c.events,
       details: c.details.all,
-      liveness: { phase: c.phase, error: c.error, heldBy: c.held.kind === 'disk' ? c.held.heldBy : null, running: this.runningSession(c), update: c.update },
+      liveness: {
+        phase: c.phase,
+        error: c.error,
+        heldBy: c.held.kind === 'disk' ? c.held.heldBy : null,
+        running: this.runningSession(c),
+        injections: c.injections.list(),
+        update: c.update,
+      },
     };
   }
 
@@ -486,7 +559,7 @@ export class RunManager {
   }
 
   private runningSession(c: Current): number | null {
-    if (c.phase !== 'running') return null;
+    if (c.phase !== 'running' && c.phase !== 'pausing' && c.phase !== 'stopping') return null;
     const done = new Set(c.events.flatMap((e) => (e.type === 'session-completed' ? [e.session] : [])));
     const planned = recipeOf(c.events).tasks.sessions;
     for (let s = 0; s < planned; s++) if (!done.has(s)) return s;
@@ -559,6 +632,13 @@ export class RunManager {
     this.lifecycle = run.catch(() => undefined);
     return run;
   }
+}
+
+/** A run folder's status in the run list. */
+export function folderStatus(held: boolean, completed: boolean, failure: string | null): RunFolderStatus {
+  if (completed) return 'complete';
+  if (held) return 'running';
+  return failure === null ? 'stopped' : 'failed';
 }
 
 function idOf(result: unknown): string {

@@ -80,7 +80,7 @@ describe('the run view from a journal', () => {
       runDir: path.join('/runs', 'r'),
       events,
       details: new Map([[0, detail], [1, detail]]),
-      liveness: { phase: 'running', error: null, heldBy: null, running: 2, update: 7 },
+      liveness: { phase: 'running', error: null, heldBy: null, running: 2, injections: [], update: 7 },
     });
     expect(view.header).toMatchObject({ phase: 'running', update: 7, serving: base, sessions: { planned: 72, completed: 2, accepted: 0, running: 2 } });
     expect(view.header.servedVersions.map((p) => p.version)).toEqual(['base', 'v1-dddddddd']);

@@ -5,6 +5,7 @@
 import type {
   CandidateView,
   HintView,
+  InjectionView,
   RefusedStepView,
   RoundCheck,
   RunHeader,
@@ -16,13 +17,14 @@ import type {
   VerdictView,
 } from '../../contract';
 import { CurveRow } from '../../contract';
-import { foldGateState, type CandidateRecord } from '../gate/gateState';
+import { foldGateState, isHeldForPerson, type CandidateRecord, type GateState } from '../gate/gateState';
 import { judgeRound } from '../gate/roundVerdict';
 import type { JournalEvent, ProbeMetrics } from '../journal/journalEvents';
 import type { ServingPointer } from '../journal/servingPointer';
 import { sessionsToAdaptation } from '../metrics/curve';
 import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../recipe/recipeSchema';
 import { runCurve } from '../run/runReport';
+import { runProgress } from './runProgress';
 
 /** The parts of a session's transcript the run view shows (read by sessionDetails.ts). */
 export type SessionDetail = {
@@ -43,8 +45,13 @@ export type RunLiveness = {
   heldBy: number | null;
   /** The session in progress, when sessions are running. */
   running: number | null;
+  /** This lab's injection requests on the run. */
+  injections: InjectionView[];
   update: number;
 };
+
+/** Phases in which the run's sessions and trainer are alive in some process (the trainer's step can be in flight). */
+const LIVE_PHASES: ReadonlySet<RunPhase> = new Set(['starting', 'running', 'pausing', 'paused', 'stopping']);
 
 export type RunViewInput = {
   runDir: string;
@@ -113,6 +120,8 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
     startedAt: started.at,
     lastEventAt: events.at(-1)?.at ?? started.at,
     journalEvents: events.length,
+    progress: runProgress(events, recipe, LIVE_PHASES.has(liveness.phase) || liveness.heldBy !== null),
+    injections: liveness.injections,
     update: liveness.update,
   };
 }
@@ -312,11 +321,11 @@ export function candidateViews(events: readonly JournalEvent[], recipe: Recipe):
     .sort((a, b) => a.stagedSeq - b.stagedSeq)
     .flatMap((c) => {
       const t = timelines.get(c.id);
-      return t ? [candidateView(c, t, recipe)] : [];
+      return t ? [candidateView(c, t, recipe, gate)] : [];
     });
 }
 
-function candidateView(c: CandidateRecord, t: CandidateTimeline, recipe: Recipe): CandidateView {
+function candidateView(c: CandidateRecord, t: CandidateTimeline, recipe: Recipe, gate: GateState): CandidateView {
   const s = c.state;
   const norm = c.verifyEvidence?.['updateNorm'];
   return {
@@ -348,6 +357,7 @@ function candidateView(c: CandidateRecord, t: CandidateTimeline, recipe: Recipe)
     stagedAfterSessions: t.stagedAfterSessions,
     servingAtStage: t.servingAtStage,
     servingAtDecision: t.servingAtDecision,
+    heldForPerson: isHeldForPerson(gate, c),
   };
 }
 

@@ -8,7 +8,8 @@ const header = (update: number, completed: number): RunView['header'] => ({
   runId: 'r', runDir: '/runs/r', recipeName: 'embedded-gsm8k-style', recipeFile: '/recipes/e.yaml', seed: 1, confirm: 'manual', rounds: 3,
   batchTurns: 16, windowTurns: 16, klCoef: 0, maxUpdateNorm: 40, phase: 'running', error: null, heldBy: null,
   sessions: { planned: 72, completed, accepted: 0, adaptationSession: null, running: completed },
-  serving: pointer, servedVersions: [pointer], startedAt: '2026-12-02T17:00:00.000Z', lastEventAt: '2026-12-02T17:00:00.000Z', journalEvents: 1, update,
+  serving: pointer, servedVersions: [pointer], startedAt: '2026-12-02T17:00:00.000Z', lastEventAt: '2026-12-02T17:00:00.000Z', journalEvents: 1,
+  progress: { activeSeconds: 0, secondsPerSession: null, trainerStep: null }, injections: [], update,
 });
 const session = (n: number): SessionView => ({
   session: n, at: '2026-12-02T17:00:00.000Z', taskId: `hw-${n}`, question: 'q', gold: 3, accepted: false, turns: 2, version: 'base', firstReply: '**x**',
@@ -18,7 +19,7 @@ const session = (n: number): SessionView => ({
 const candidate = (state: CandidateView['state']): CandidateView => ({
   id: 'c1', version: 'v0-bbbbbbbb', sha256: 'b'.repeat(64), source: { kind: 'inject', badKind: 'nan-inf' }, state, probingRound: null, passedRounds: 0, roundsRequired: 3,
   reason: state === 'rejected' ? { code: 'non-finite', detail: 'NaN', metric: null } : null, supersededBy: null, confirmedBy: null, updateNorm: null, maxUpdateNorm: 40,
-  rounds: [], stagedAt: '2026-12-02T17:00:00.000Z', verifiedAt: null, decidedAt: null, stagedAfterSessions: 0, servingAtStage: pointer, servingAtDecision: state === 'rejected' ? pointer : null,
+  rounds: [], stagedAt: '2026-12-02T17:00:00.000Z', verifiedAt: null, decidedAt: null, stagedAfterSessions: 0, servingAtStage: pointer, servingAtDecision: state === 'rejected' ? pointer : null, heldForPerson: false,
 });
 const view = (update: number, sessions: SessionView[], candidates: CandidateView[]): RunView => ({
   header: header(update, sessions.length), sessions, trainerSteps: [], refusedSteps: [], candidates, servingHistory: [],

@@ -57,6 +57,17 @@ export class IllegalTransitionError extends Error {
 export const isTerminal = (s: CandidateState): boolean =>
   s.kind === 'promoted' || s.kind === 'rejected' || s.kind === 'superseded';
 
+/**
+ * The waiting-candidate rule (README, "The release gate"): while any candidate
+ * awaits a person, a trainer candidate past verify is held — no probe round
+ * starts for it until the person has decided.
+ */
+export function isHeldForPerson(state: GateState, c: CandidateRecord): boolean {
+  if (c.source.kind !== 'trainer' || (c.state.kind !== 'verified' && c.state.kind !== 'probing')) return false;
+  for (const other of state.candidates.values()) if (other.id !== c.id && other.state.kind === 'awaiting-confirm') return true;
+  return false;
+}
+
 export function emptyGateState(rounds: number): GateState {
   return { rounds, pointer: undefined, servedVersions: [], candidates: new Map() };
 }
@@ -197,6 +208,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
     case 'trainer-step':
     case 'trainer-step-refused':
     case 'run-completed':
+    case 'run-failed':
       return () => undefined;
     default: {
       const exhaustive: never = event;

@@ -27,7 +27,7 @@ import { writeFileAtomic } from '../journal/atomicFile';
 import type { RunJournal } from '../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import type { AdapterRef } from '../serving/engineClient';
-import { foldGateState, isTerminal, planGateEvent, type CandidateRecord, type GateState } from './gateState';
+import { foldGateState, isHeldForPerson, isTerminal, planGateEvent, type CandidateRecord, type GateState } from './gateState';
 import { judgeProbeReply, probeMetrics, type JudgedProbeReply } from './probeMetrics';
 import type { ProbeSampler } from './probeRunner';
 import { judgeRound } from './roundVerdict';
@@ -156,8 +156,7 @@ export class ReleaseGate {
    * candidate past verify, while another candidate awaits confirmation.
    */
   heldForPerson(c: CandidateRecord): boolean {
-    if (c.source.kind !== 'trainer' || (c.state.kind !== 'verified' && c.state.kind !== 'probing')) return false;
-    return this.candidates().some((other) => other.id !== c.id && other.state.kind === 'awaiting-confirm');
+    return isHeldForPerson(this.state, c);
   }
 
   async reject(id: string, detail: string): Promise<CandidateRecord> {

@@ -153,6 +153,11 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     reason: z.string().optional(),
   }),
   z.strictObject({ ...base, type: z.literal('run-completed'), wallSeconds: z.number() }),
+  z.strictObject({
+    ...base,
+    type: z.literal('run-failed'),
+    error: z.string().describe('why the sessions stopped; a resume continues where the journal ends'),
+  }),
 ]);
 
 export type JournalEvent = z.infer<typeof journalEventSchema>;

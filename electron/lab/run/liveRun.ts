@@ -129,7 +129,10 @@ type Parts = { probe: EmbeddedEngine; live: ServingParts | undefined };
 export class LiveRun {
   private parts: Parts | undefined;
   private stopping = false;
+  private closing = false;
   private fatal: Error | undefined;
+  /** A pause asked for: the loop waits before the next session until `continueSessions`. */
+  private pause: { reached: Promise<void>; markReached: () => void; release: (() => void) | undefined } | undefined;
   private readonly startedAt = Date.now();
 
   private constructor(
@@ -285,10 +288,26 @@ export class LiveRun {
   private fail(error: Error): void {
     this.fatal ??= error;
     this.stopping = true;
+    this.continueSessions();
   }
 
-  /** Runs the remaining sessions; resolves with the summary once the run is complete (or stopped). */
+  /**
+   * Runs the remaining sessions; resolves with the summary once the run is
+   * complete (or stopped). A failure is journaled (`run-failed`) before it is
+   * thrown, so the run folder says why it stopped; shutting down is not one.
+   */
   async runSessions(): Promise<RunSummaryFile> {
+    try {
+      return await this.runRemainingSessions();
+    } catch (error) {
+      if (!this.closing) await this.journal.append({ type: 'run-failed', error: (error as Error).message }).catch(() => undefined);
+      throw error;
+    } finally {
+      this.pause?.markReached(); // a pause asked for as the run ends has nothing left to wait for
+    }
+  }
+
+  private async runRemainingSessions(): Promise<RunSummaryFile> {
     const parts = this.requireLive();
     const done = this.completedSessions();
     const judge = createTurnJudge(this.recipe.judge, { seed: this.recipe.seed });
@@ -303,6 +322,8 @@ export class LiveRun {
     };
     for (let session = 0; session < this.recipe.tasks.sessions && !this.stopping; session++) {
       if (done.has(session)) continue;
+      await this.pausePoint();
+      if (this.stopping) break;
       await parts.feed.stepDone();
       const task = this.tasks.sessions[session]!;
       const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
@@ -406,14 +427,49 @@ export class LiveRun {
     return this.gate.stage(input);
   }
 
-  /** Stops after the session in progress; the run can be resumed later. */
+  /**
+   * Pauses after the session in progress: no new session starts, while the
+   * gateway keeps serving, the trainer finishes its step and the gate goes on
+   * deciding (a person can still confirm, reject, inject and roll back).
+   * Resolves once no session runs.
+   */
+  requestPause(): Promise<void> {
+    if (!this.pause) {
+      let markReached!: () => void;
+      const reached = new Promise<void>((resolve) => (markReached = resolve));
+      this.pause = { reached, markReached, release: undefined };
+    }
+    return this.pause.reached;
+  }
+
+  /** Lets a paused run start its next session. */
+  continueSessions(): void {
+    const pause = this.pause;
+    this.pause = undefined;
+    pause?.markReached();
+    pause?.release?.();
+  }
+
+  /** Where the session loop waits while paused (between two sessions). */
+  private async pausePoint(): Promise<void> {
+    const pause = this.pause;
+    if (!pause || this.stopping) return;
+    const released = new Promise<void>((resolve) => (pause.release = resolve));
+    pause.markReached();
+    await released;
+  }
+
+  /** Stops after the session in progress (or at once when paused); the run can be resumed later. */
   requestStop(): void {
     this.stopping = true;
+    this.continueSessions();
   }
 
   /** Shuts everything down (the journal keeps all that happened). */
   async close(): Promise<void> {
+    this.closing = true;
     this.stopping = true;
+    this.continueSessions();
     const parts = this.parts;
     this.parts = undefined;
     if (parts) {

@@ -35,7 +35,19 @@ export type RunStatus = {
   trainerSteps: number;
   candidates: CandidateStatus[];
   completed: boolean;
+  /** Why the sessions last stopped on an error (`run-failed`), unless the run resumed or completed since; else null. */
+  failure: string | null;
 };
+
+/** The error of the journal's last `run-failed` event, when nothing resumed or completed the run after it. */
+export function lastFailure(events: readonly JournalEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'run-failed') return e.error;
+    if (e.type === 'run-resumed' || e.type === 'run-started' || e.type === 'run-completed') return null;
+  }
+  return null;
+}
 
 export function statusFromEvents(events: readonly JournalEvent[]): RunStatus {
   const started = events[0];
@@ -67,6 +79,7 @@ export function statusFromEvents(events: readonly JournalEvent[]): RunStatus {
       verify: c.verifyEvidence ?? null,
     })),
     completed: events.some((e) => e.type === 'run-completed'),
+    failure: lastFailure(events),
   };
 }
 

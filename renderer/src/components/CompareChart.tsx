@@ -182,7 +182,7 @@ export function CompareChart({
                 stroke={PALETTE.published}
                 strokeDasharray="5 4"
                 strokeWidth={1.5}
-                label={markerLabel(`Reef published: adapted @${published.adaptationSession}`, PALETTE.published, -1)}
+                label={markerLabel(published.label, PALETTE.published, -1)}
               />
             )}
             {dragZoom.band}

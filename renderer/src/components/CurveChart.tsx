@@ -251,7 +251,7 @@ export function CurveChart(props: CurveChartProps) {
                 stroke={PALETTE.published}
                 strokeDasharray="5 4"
                 strokeWidth={1.5}
-                label={markerLabel(`Reef published: adapted @${published.adaptationSession}`, PALETTE.published, -2)}
+                label={markerLabel(published.label, PALETTE.published, -2)}
               />
             )}
             {markers.map((event, index) => (

@@ -22,7 +22,9 @@ export function Sidebar() {
                 onClick={() => void openReference(run.id)}
               >
                 <span className="reference-title">{run.title}</span>
-                <span className="reference-meta">{run.sessions} sessions</span>
+                <span className="reference-meta">
+                  {run.model} · {run.gated ? 'with a gate' : 'no gate'} · {run.sessions} sessions
+                </span>
                 <span className="reference-desc">{run.description}</span>
               </button>
             </li>
@@ -31,8 +33,14 @@ export function Sidebar() {
       </section>
       {published !== null && (
         <section>
-          <h2 className="section-title">Published result</h2>
-          <dl className="facts">
+          <h2 className="section-title">Reef&apos;s published result</h2>
+          <dl className="facts" data-testid="published-facts">
+            <dt>Run</dt>
+            <dd>
+              {published.recipe}, {published.gated ? 'with a gate' : 'no gate'}
+            </dd>
+            <dt>Model</dt>
+            <dd>{published.model}</dd>
             <dt>Adaptation</dt>
             <dd>session {published.adaptationSession}</dd>
             <dt>Curve span</dt>

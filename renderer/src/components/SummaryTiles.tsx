@@ -1,4 +1,4 @@
-import type { LoadedRun, PublishedResult } from '../../../electron/contract/runs';
+import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../electron/contract/runs';
 import { windowMean } from '../lib/chartData';
 import { percent } from '../lib/format';
 
@@ -18,9 +18,15 @@ function trend(run: LoadedRun, key: 'bold' | 'list' | 'style_clean'): string {
   return `${percent(first)} → ${percent(last)}`;
 }
 
-export function SummaryTiles({ run, published }: { run: LoadedRun; published: PublishedResult | null }) {
+/**
+ * The run's figures, each saying what it is: the run's own adaptation (and,
+ * for a reference that never adapts, why), beside Reef's published result —
+ * another run (its recipe and model named), drawn as a marker for comparison.
+ */
+export function SummaryTiles({ run, published, reference }: { run: LoadedRun; published: PublishedResult | null; reference: ReferenceRunInfo | null }) {
   const { summary } = run;
   const adapted = summary.adaptationSession;
+  const accepted = run.sessions.filter((s) => s.accept === 1).map((s) => s.session);
   return (
     <div className="tiles">
       <Tile
@@ -31,21 +37,27 @@ export function SummaryTiles({ run, published }: { run: LoadedRun; published: Pu
       />
       <Tile
         testId="tile-adaptation"
-        label="Adaptation"
+        label={reference === null ? 'Adaptation (this run)' : `Adaptation (${reference.model}, ${reference.gated ? 'gated' : 'no gate'})`}
         value={adapted === null ? 'Not reached' : `Session ${adapted}`}
-        detail={adapted === null ? `no 3 accepts in a row in ${summary.sessionCount}` : 'starts 3 accepts in a row'}
+        detail={
+          adapted === null
+            ? `never 3 accepted in a row in ${summary.sessionCount} sessions${accepted.length > 0 && accepted.length <= 3 ? ` (accepted: ${accepted.join(', ')})` : ''}`
+            : 'starts 3 accepts in a row'
+        }
         tone={adapted === null ? 'bad' : 'good'}
       />
       <Tile
         testId="tile-published"
-        label="Published (Reef)"
+        label={published === null ? 'Reef published' : `Reef published (${published.model.split('-').slice(0, 2).join('-')}, ${published.gated ? 'gated' : 'no gate'})`}
         value={published === null ? '—' : `Session ${published.adaptationSession}`}
         detail={
-          published === null || adapted === null
-            ? 'reference marker'
-            : adapted <= published.adaptationSession
-              ? `${published.adaptationSession - adapted} sessions earlier`
-              : `${adapted - published.adaptationSession} sessions later`
+          published === null
+            ? 'no published result'
+            : adapted === null
+              ? `another run (${published.recipe}); the dashed marker`
+              : adapted <= published.adaptationSession
+                ? `this run: ${published.adaptationSession - adapted} sessions earlier`
+                : `this run: ${adapted - published.adaptationSession} sessions later`
         }
         tone="warn"
       />

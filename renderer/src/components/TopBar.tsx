@@ -11,6 +11,7 @@ import { ThemeSwitch } from './ThemeSwitch';
 function PageTabs() {
   const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
   const phase = useLiveRunStore((state) => state.run?.header.phase ?? null);
+  const awaiting = useLiveRunStore((state) => state.run?.candidates.filter((c) => c.state === 'awaiting-confirm').length ?? 0);
   const viewerStatus = useRunStore((state) => state.status);
   const tabs: { page: Page; label: string; disabled: boolean }[] = [
     { page: 'start', label: 'Start', disabled: false },
@@ -23,7 +24,7 @@ function PageTabs() {
         <button
           key={tab.page}
           type="button"
-          className={`page-tab${page === tab.page ? ' current' : ''}${tab.page === 'run' && phase === 'running' ? ' live' : ''}`}
+          className={`page-tab${page === tab.page ? ' current' : ''}${tab.page === 'run' && (phase === 'running' || phase === 'pausing') ? ' live' : ''}`}
           aria-current={page === tab.page ? 'page' : undefined}
           disabled={tab.disabled}
           data-testid={`tab-${tab.page}`}
@@ -31,6 +32,17 @@ function PageTabs() {
         >
           {tab.label}
           {tab.page === 'viewer' && viewerStatus === 'loaded' ? ' ●' : ''}
+          {tab.page === 'run' && awaiting > 0 && (
+            <span
+              className="tab-badge"
+              data-testid="run-tab-badge"
+              role="status"
+              aria-label={`${awaiting} candidate${awaiting === 1 ? '' : 's'} await${awaiting === 1 ? 's' : ''} your decision`}
+              title={`${awaiting} candidate${awaiting === 1 ? '' : 's'} await${awaiting === 1 ? 's' : ''} your decision`}
+            >
+              ⚑ {awaiting}
+            </span>
+          )}
         </button>
       ))}
     </nav>
@@ -39,8 +51,8 @@ function PageTabs() {
 
 export function TopBar() {
   const { info } = useAppStore(useShallow((state) => ({ info: state.info })));
-  const mode =
-    info === null ? 'connecting…' : info.mode === 'electron' ? 'Electron · IPC' : 'Browser mode · 127.0.0.1 · HTTP + WebSocket';
+  const mode = info === null ? 'connecting…' : info.mode === 'electron' ? 'Electron' : 'Browser mode';
+  const transport = info === null ? '' : info.mode === 'electron' ? 'IPC' : '127.0.0.1 · HTTP + WebSocket';
   return (
     <header className="topbar">
       <div className="brand">
@@ -54,8 +66,8 @@ export function TopBar() {
       </div>
       <PageTabs />
       <div className="topbar-right">
-        <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `${info.platform} · Node ${info.versions.node}`}>
-          {mode}
+        <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}>
+          {mode} <span className="mode-transport">· {transport}</span>
         </span>
         {info !== null && <span className="version">v{info.version}</span>}
         <ThemeSwitch />

@@ -51,12 +51,12 @@ export function ViewControls({
           <label className="legend-item toggle" title={overlayTitle ?? ''}>
             <input type="checkbox" checked={overlay} onChange={(event) => setOverlay(event.currentTarget.checked)} />
             <span className="swatch dashed" style={{ borderColor: PALETTE.reference }} />
-            Reef reference accept
+            {overlayTitle === null ? 'Reef reference' : overlayTitle}: accept
           </label>
         )}
         <span className="legend-item">
           <span className="swatch dashed vertical" style={{ borderColor: PALETTE.published }} />
-          published adaptation
+          Reef published adaptation (another run)
         </span>
         <span className="legend-item">
           <span className="swatch vertical" style={{ background: PALETTE.adapted }} />

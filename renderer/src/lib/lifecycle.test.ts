@@ -8,7 +8,7 @@ const round = (n: number, passed: boolean): RoundView => ({ round: n, seed: n, p
 const candidate = (over: Partial<CandidateView>): CandidateView => ({
   id: 'c1', version: 'v1-aaaaaaaa', sha256: 'b'.repeat(64), source: { kind: 'trainer', step: 1 }, state: 'staged', probingRound: null,
   passedRounds: 0, roundsRequired: 3, reason: null, supersededBy: null, confirmedBy: null, updateNorm: 1, maxUpdateNorm: 40, rounds: [],
-  stagedAt: '2026-12-02T17:00:00.000Z', verifiedAt: '2026-12-02T17:00:01.000Z', decidedAt: null, stagedAfterSessions: 5, servingAtStage: pointer, servingAtDecision: null, ...over,
+  stagedAt: '2026-12-02T17:00:00.000Z', verifiedAt: '2026-12-02T17:00:01.000Z', decidedAt: null, stagedAfterSessions: 5, servingAtStage: pointer, servingAtDecision: null, heldForPerson: false, ...over,
 });
 const statuses = (c: CandidateView) => lifecycleSteps(c).map((s) => `${s.key}:${s.status}`);
 

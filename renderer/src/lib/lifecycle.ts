@@ -55,6 +55,7 @@ export function lifecycleSteps(c: CandidateView): LifecycleStep[] {
 export function stateLabel(c: CandidateView): string {
   switch (c.state) {
     case 'probing':
+      if (c.heldForPerson) return `held for your decision (${c.passedRounds}/${c.roundsRequired} rounds passed)`;
       return c.probingRound === null ? `probing: ${c.passedRounds}/${c.roundsRequired} rounds passed` : `probing round ${c.probingRound}/${c.roundsRequired}`;
     case 'rejected':
       return `rejected (${c.reason?.code ?? '?'})`;
@@ -64,8 +65,9 @@ export function stateLabel(c: CandidateView): string {
       return `confirmed by ${c.confirmedBy ?? '?'}, promoting`;
     case 'awaiting-confirm':
       return 'awaiting confirmation';
-    case 'staged':
     case 'verified':
+      return c.heldForPerson ? 'verified · held for your decision' : c.state;
+    case 'staged':
     case 'promoted':
       return c.state;
   }

@@ -16,11 +16,21 @@ export interface Decision {
   servingAfter: ServingPointerView;
 }
 
+/**
+ * Requests in flight, by label ("start", "confirm c3", "rollback v2-…"): each
+ * button shows its own and waits for it; every other control stays live (the
+ * lab orders what it must — one request never freezes the page).
+ */
+export type Pending = Readonly<Record<string, true>>;
+
+export const isPending = (pending: Pending, label: string): boolean => pending[label] === true;
+/** Whether any request whose label starts with `prefix` is in flight ("rollback" → any rollback). */
+export const isPendingAny = (pending: Pending, prefix: string): boolean => Object.keys(pending).some((label) => label === prefix || label.startsWith(`${prefix} `));
+
 interface LiveRunState {
   /** The run on screen (live, or a folder opened from disk); null before one is started or opened. */
   run: RunView | null;
-  /** An action in flight ("start", "confirm c3", …): its button shows it, the others wait. */
-  pending: string | null;
+  pending: Pending;
   /** Why the last request was refused, in the lab's words. */
   problem: string | null;
   lastDecision: Decision | null;
@@ -32,6 +42,7 @@ interface LiveRunState {
   start(params: { recipe: string; seed?: number; confirm: 'manual' | 'auto'; sessions?: number }): Promise<boolean>;
   open(where: { runId: string } | { path: string }): Promise<boolean>;
   stop(): Promise<void>;
+  pause(): Promise<void>;
   resume(): Promise<void>;
   confirm(candidate: string): Promise<void>;
   reject(candidate: string, reason?: string): Promise<void>;
@@ -55,17 +66,24 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 export const useLiveRunStore = create<LiveRunState>()((set, get) => {
   let refetching = false;
 
-  /** Runs one request; its error becomes `problem`, never an exception in a click handler. */
+  /**
+   * Runs one request; its error becomes `problem`, never an exception in a
+   * click handler. The same request twice at once is sent once (a double
+   * click); different requests go out side by side.
+   */
   async function request<T>(label: string, call: () => Promise<T>): Promise<T | undefined> {
-    if (get().pending !== null) return undefined;
-    set({ pending: label, problem: null });
+    if (isPending(get().pending, label)) return undefined;
+    set((state) => ({ pending: { ...state.pending, [label]: true }, problem: null }));
     try {
       return await call();
     } catch (error) {
       set({ problem: messageOf(error) });
       return undefined;
     } finally {
-      set({ pending: null });
+      set((state) => {
+        const { [label]: _done, ...rest } = state.pending;
+        return { pending: rest };
+      });
     }
   }
 
@@ -79,7 +97,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
 
   return {
     run: null,
-    pending: null,
+    pending: {},
     problem: null,
     lastDecision: null,
     selectedSession: null,
@@ -141,6 +159,13 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
       if (run !== undefined) adopt(run);
     },
 
+    async pause() {
+      const lab = getLab();
+      if (lab === null) return;
+      const run = await request('pause', () => lab.liveRuns.pause());
+      if (run !== undefined) adopt(run);
+    },
+
     async resume() {
       const lab = getLab();
       if (lab === null) return;
@@ -171,8 +196,13 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     async inject(kind) {
       const lab = getLab();
       if (lab === null) return;
-      // The injected candidate arrives with the run's next update; the gate decides its fate.
-      await request(`inject ${kind}`, () => lab.liveRuns.inject({ kind }));
+      // The lab answers at once with the request (queued or building); it and its candidate arrive
+      // with the run's updates, and the gate decides the candidate's fate. A refusal (a full queue) says why.
+      const answer = await request(`inject ${kind}`, () => lab.liveRuns.inject({ kind }));
+      const current = get().run;
+      if (answer !== undefined && current !== null && !current.header.injections.some((i) => i.id === answer.injection.id)) {
+        set({ run: { ...current, header: { ...current.header, injections: [...current.header.injections, answer.injection] } } });
+      }
     },
 
     async rollback(version) {

@@ -16,8 +16,8 @@ import { smoothingLabel } from '../lib/smoothing';
 
 /** The loaded run: header, summary, learning curve, per-session verdicts, gate decisions, session table. */
 export function CurveView({ run }: { run: LoadedRun }) {
-  const { published, overlayRun, loadOverlay } = useReferenceStore(
-    useShallow((state) => ({ published: state.published, overlayRun: state.overlay, loadOverlay: state.loadOverlay })),
+  const { published, overlayRun, loadOverlay, references } = useReferenceStore(
+    useShallow((state) => ({ published: state.published, overlayRun: state.overlay, loadOverlay: state.loadOverlay, references: state.runs })),
   );
   const { range, visible, overlayOn, smoothing, showRaw, zoom, setZoom } = useViewStore(
     useShallow((state) => ({
@@ -34,6 +34,7 @@ export function CurveView({ run }: { run: LoadedRun }) {
   useEffect(() => setZoom(null), [run.summary.id, setZoom]);
   const addToComparison = useCompareStore((state) => state.addLoaded);
   const isReference = run.summary.sourceKind === 'reference';
+  const reference = isReference ? (references.find((r) => r.id === run.summary.id) ?? null) : null;
   useEffect(() => {
     if (!isReference && overlayOn) void loadOverlay();
   }, [isReference, overlayOn, loadOverlay]);
@@ -82,7 +83,19 @@ export function CurveView({ run }: { run: LoadedRun }) {
         </div>
       )}
 
-      <SummaryTiles run={run} published={published} />
+      <SummaryTiles run={run} published={published} reference={reference} />
+      {reference !== null && (
+        <section className="card reference-note" data-testid="reference-note">
+          <p>
+            <strong>This run</strong> — {reference.description} {reference.outcome}
+          </p>
+          {published !== null && (
+            <p className="muted">
+              <strong>The session-{published.adaptationSession} marker</strong> — {published.source}
+            </p>
+          )}
+        </section>
+      )}
 
       <section className="card">
         <header className="card-header">

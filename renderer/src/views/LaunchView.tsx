@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import type { RunFolderInfo } from '../../../electron/contract/liveRuns';
 import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
 import { useCompareStore } from '../stores/compareStore';
-import { useLiveRunStore } from '../stores/liveRunStore';
+import { isPending, isPendingAny, useLiveRunStore } from '../stores/liveRunStore';
 import { usePageStore } from '../stores/pageStore';
-import { EmptyView } from './EmptyView';
 
 function RecipeList() {
   const { recipes, chosen, choose } = useLaunchStore(useShallow((s) => ({ recipes: s.recipes, chosen: s.recipe, choose: s.choose })));
@@ -50,7 +50,7 @@ function StartForm() {
   const show = usePageStore((s) => s.show);
   const [invalid, setInvalid] = useState<string | null>(null);
   // One run at a time: while one runs, Start waits (the lab would refuse it anyway).
-  const busy = livePhase === 'running' || livePhase === 'starting' || livePhase === 'stopping';
+  const busy = livePhase === 'running' || livePhase === 'starting' || livePhase === 'stopping' || livePhase === 'pausing' || livePhase === 'paused';
   const recipe = form.recipes.find((r) => r.id === form.recipe) ?? null;
   const submit = () => {
     if (recipe === null) return;
@@ -96,8 +96,8 @@ function StartForm() {
           </button>
         </div>
       </div>
-      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || pending !== null || busy}>
-        {pending === 'start' ? 'Starting…' : 'Start run'}
+      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || isPending(pending, 'start') || busy}>
+        {isPending(pending, 'start') ? 'Starting…' : 'Start run'}
       </button>
       {busy && (
         <p className="muted small">
@@ -109,19 +109,35 @@ function StartForm() {
   );
 }
 
+const STATUS_TEXT: Record<RunFolderInfo['status'], string> = {
+  running: 'running',
+  stopped: 'stopped',
+  complete: 'complete',
+  failed: 'failed',
+};
+
+/** "2026-12-03T07:38:10.123Z" → "2026-12-03 07:38" in the person's own time zone. */
+function startedText(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The runs in the runs folder, newest first: where each stands, and whether one waits for you. */
 function RunFolders() {
   const { runs, runsDir, loadRuns } = useLaunchStore(useShallow((s) => ({ runs: s.runs, runsDir: s.runsDir, loadRuns: s.loadRuns })));
-  const { open, pending } = useLiveRunStore(useShallow((s) => ({ open: s.open, pending: s.pending })));
+  const { open, pending, onScreen } = useLiveRunStore(useShallow((s) => ({ open: s.open, pending: s.pending, onScreen: s.run?.header.runId ?? null })));
   const show = usePageStore((s) => s.show);
   // Primitives only (a joined string, not a new array per render), as zustand's selectors need.
   const compare = useCompareStore(useShallow((s) => ({ add: s.addFolder, origins: s.runs.map((r) => r.origin).join('\n'), count: s.runs.length })));
   const compared = (runId: string) => compare.origins.split('\n').includes(`run folder ${runId}`);
   const [folder, setFolder] = useState('');
+  const opening = isPendingAny(pending, 'open');
   const openRun = (where: { runId: string } | { path: string }) => void open(where).then((opened) => opened && show('run'));
   return (
     <section className="card" data-testid="run-folders">
       <header className="card-header">
-        <h3>Run folders</h3>
+        <h3>Runs</h3>
         <span className="card-meta">
           in <code>{runsDir ?? '…'}</code>{' '}
           <button type="button" className="link-button" onClick={() => void loadRuns()}>
@@ -140,51 +156,64 @@ function RunFolders() {
       {runs.length === 0 ? (
         <p className="muted small">No runs yet.</p>
       ) : (
-        <table className="mini-table">
-          <thead>
-            <tr>
-              <th>run</th>
-              <th>recipe</th>
-              <th>sessions</th>
-              <th>serving</th>
-              <th>awaiting you</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.runId} data-testid={`run-folder-${run.runId}`}>
-                <td>
-                  <code>{run.runId}</code>
-                  <div className="muted small">{run.startedAt.replace('T', ' ').slice(0, 19)}</div>
-                </td>
-                <td>{run.recipeName}</td>
-                <td className="num">
-                  {run.sessionsCompleted}/{run.sessionsPlanned} {run.completed ? '✓' : ''}
-                </td>
-                <td>
-                  <code>{run.serving}</code>
-                </td>
-                <td>{run.awaitingConfirm.join(', ') || '—'}</td>
-                <td>
-                  <button type="button" className="button secondary small" disabled={pending !== null} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
-                    {run.heldBy !== null ? 'Watch' : 'Open'}
-                  </button>{' '}
-                  <button
-                    type="button"
-                    className="button secondary small"
-                    data-testid={`compare-run-${run.runId}`}
-                    title="Overlay its curve with other runs in the curve viewer"
-                    disabled={run.sessionsCompleted === 0 || compared(run.runId)}
-                    onClick={() => void compare.add({ runId: run.runId })}
-                  >
-                    {compared(run.runId) ? '✓ compared' : '+ Compare'}
-                  </button>
-                </td>
+        <div className="table-scroll run-list-scroll">
+          <table className="mini-table run-list" data-testid="run-list">
+            <thead>
+              <tr>
+                <th>run</th>
+                <th>status</th>
+                <th>started</th>
+                <th className="num">sessions done</th>
+                <th>serving</th>
+                <th>awaiting you</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <tr key={run.runId} data-testid={`run-folder-${run.runId}`} data-status={run.status} className={run.runId === onScreen ? 'on-screen' : undefined}>
+                  <td>
+                    <code className="run-id" title={run.runId}>
+                      {run.runId}
+                    </code>
+                    <div className="muted small">{run.recipeName}</div>
+                  </td>
+                  <td>
+                    <span className={`status-badge status-${run.status}`} data-testid="run-status" title={run.failure ?? undefined}>
+                      {STATUS_TEXT[run.status]}
+                    </span>
+                    {run.status === 'failed' && run.failure !== null && <div className="small text-bad run-failure">{run.failure}</div>}
+                  </td>
+                  <td className="nowrap">{startedText(run.startedAt)}</td>
+                  <td className="num">
+                    {run.sessionsCompleted} / {run.sessionsPlanned}
+                  </td>
+                  <td>
+                    <code>{run.serving}</code>
+                  </td>
+                  <td data-testid="run-awaiting">{run.awaitingConfirm.length === 0 ? <span className="muted">—</span> : <strong className="text-warn">{run.awaitingConfirm.join(', ')}</strong>}</td>
+                  <td>
+                    <span className="nowrap">
+                      <button type="button" className="button secondary small" disabled={opening} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
+                        {run.heldBy !== null ? 'Watch' : 'Open'}
+                      </button>{' '}
+                      <button
+                        type="button"
+                        className="button secondary small"
+                        data-testid={`compare-run-${run.runId}`}
+                        title="Overlay its curve with other runs in the curve viewer"
+                        disabled={run.sessionsCompleted === 0 || compared(run.runId)}
+                        onClick={() => void compare.add({ runId: run.runId })}
+                      >
+                        {compared(run.runId) ? '✓ compared' : '+ Compare'}
+                      </button>
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <form
         className="open-folder"
@@ -194,7 +223,7 @@ function RunFolders() {
         }}
       >
         <input type="text" placeholder="or a run folder's path, e.g. runs/embedded-gsm8k-style-seed1-…" value={folder} onChange={(e) => setFolder(e.currentTarget.value)} data-testid="open-folder-path" />
-        <button type="submit" className="button secondary small" disabled={pending !== null || folder.trim() === ''}>
+        <button type="submit" className="button secondary small" disabled={opening || folder.trim() === ''}>
           Open folder
         </button>
       </form>
@@ -202,13 +231,19 @@ function RunFolders() {
   );
 }
 
-/** The start page: run a recipe, open a run folder, or read a curve. */
+/** The start page: run a recipe, or open a run from the list (reading a curve is the viewer's page). */
 export function LaunchView() {
   const { load, problem } = useLaunchStore(useShallow((s) => ({ load: s.load, problem: s.problem })));
   const runProblem = useLiveRunStore((s) => s.problem);
+  const livePhase = useLiveRunStore((s) => s.run?.header.phase ?? null);
   useEffect(() => {
     void load();
   }, [load]);
+  // The run list shows each run's status: read it again when the run on screen changes phase.
+  const loadRuns = useLaunchStore((s) => s.loadRuns);
+  useEffect(() => {
+    if (livePhase !== null) void loadRuns();
+  }, [livePhase, loadRuns]);
   return (
     <div className="start-view" data-testid="start-view">
       <section className="card" data-testid="launch-card">
@@ -225,7 +260,6 @@ export function LaunchView() {
         )}
       </section>
       <RunFolders />
-      <EmptyView />
     </div>
   );
 }

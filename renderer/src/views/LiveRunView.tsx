@@ -5,15 +5,18 @@ import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
 import { ViewControls } from '../components/ViewControls';
+import { AwaitingBanner } from '../components/run/AwaitingBanner';
 import { GateCard } from '../components/run/GateCard';
 import { InjectCard } from '../components/run/InjectCard';
+import { ProgressLine } from '../components/run/ProgressLine';
 import { ServingCard } from '../components/run/ServingCard';
 import { SessionCard } from '../components/run/SessionCard';
 import { SessionsTable } from '../components/run/SessionsTable';
 import { TranscriptDrawer } from '../components/run/TranscriptDrawer';
 import { WorkersPanel } from '../components/run/WorkersPanel';
 import { TrainerCard } from '../components/run/TrainerCard';
-import { useLiveRunStore } from '../stores/liveRunStore';
+import { awaitingCandidates } from '../lib/runProgress';
+import { isPending, useLiveRunStore } from '../stores/liveRunStore';
 import { useReferenceStore } from '../stores/referenceStore';
 import { transcriptKey, useTranscriptStore } from '../stores/transcriptStore';
 import { useViewStore } from '../stores/viewStore';
@@ -22,6 +25,8 @@ import { smoothingLabel } from '../lib/smoothing';
 const PHASE_TEXT: Record<RunPhase, string> = {
   starting: 'starting the engines, trainer and gateway…',
   running: 'running',
+  pausing: 'pausing after the session in progress…',
+  paused: 'paused — serving, trainer and gate go on; Resume starts the next session',
   stopping: 'stopping after the session in progress…',
   stopped: 'stopped — Resume continues it',
   completed: 'complete',
@@ -40,12 +45,13 @@ function curveEvents(history: RunView['servingHistory']): CurveEventMarker[] {
 }
 
 function RunHeaderBar({ run }: { run: RunView }) {
-  const { pending, problem, stop, resume, dismiss } = useLiveRunStore(
-    useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, resume: s.resume, dismiss: s.dismissProblem })),
+  const { pending, problem, stop, pause, resume, dismiss } = useLiveRunStore(
+    useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, pause: s.pause, resume: s.resume, dismiss: s.dismissProblem })),
   );
   const h = run.header;
-  const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping';
-  const resumable = !live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned;
+  const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping' || h.phase === 'pausing' || h.phase === 'paused';
+  const paused = h.phase === 'paused' || h.phase === 'pausing';
+  const resumable = paused || (!live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned);
   return (
     <header className="run-header live-run-header">
       <div>
@@ -68,16 +74,29 @@ function RunHeaderBar({ run }: { run: RunView }) {
       </div>
       <div className="run-actions">
         {h.phase === 'running' && (
-          <button type="button" className="button secondary" data-testid="stop-button" disabled={pending !== null} onClick={() => void stop()}>
-            {pending === 'stop' ? 'Stopping…' : 'Stop'}
+          <button
+            type="button"
+            className="button secondary"
+            data-testid="pause-button"
+            title="Finish the session in progress, then wait: serving, the trainer and the gate go on"
+            disabled={isPending(pending, 'pause')}
+            onClick={() => void pause()}
+          >
+            {isPending(pending, 'pause') ? 'Pausing…' : 'Pause'}
           </button>
         )}
         {resumable && (
-          <button type="button" className="button primary" data-testid="resume-button" disabled={pending !== null} onClick={() => void resume()}>
-            {pending === 'resume' ? 'Resuming…' : 'Resume'}
+          <button type="button" className="button primary" data-testid="resume-button" disabled={isPending(pending, 'resume') || h.phase === 'pausing'} onClick={() => void resume()}>
+            {isPending(pending, 'resume') ? 'Resuming…' : 'Resume'}
+          </button>
+        )}
+        {(h.phase === 'running' || paused) && (
+          <button type="button" className="button secondary" data-testid="stop-button" disabled={isPending(pending, 'stop')} onClick={() => void stop()}>
+            {isPending(pending, 'stop') ? 'Stopping…' : 'Stop'}
           </button>
         )}
       </div>
+      <ProgressLine run={run} />
       {h.error !== null && (
         <p className="run-error-banner" role="alert" data-testid="run-failure">
           {h.error}
@@ -152,14 +171,16 @@ export function LiveRunView({ run }: { run: RunView }) {
   const span = range === 'published' ? Math.min(publishedSessions, h.sessions.planned) : h.sessions.planned;
   // The gate can be asked whenever a run is open and not between states.
   const canAct = h.phase !== 'starting' && h.phase !== 'stopping';
+  const awaiting = useMemo(() => awaitingCandidates(run.candidates), [run.candidates]);
 
   return (
     <div className="curve-view live-run-view" data-testid="run-view" data-phase={h.phase} data-run-id={h.runId}>
+      <AwaitingBanner candidates={awaiting} />
       <RunHeaderBar run={run} />
       <div className="run-grid">
         <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
         <div className="run-side">
-          <ServingCard header={h} history={run.servingHistory} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
+          <ServingCard header={h} history={run.servingHistory} candidates={run.candidates} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
           <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
         </div>
       </div>
@@ -216,7 +237,7 @@ export function LiveRunView({ run }: { run: RunView }) {
         onConfirm={(id) => void confirm(id)}
         onReject={(id, reason) => void reject(id, reason)}
       />
-      <InjectCard candidates={run.candidates} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
+      <InjectCard candidates={run.candidates} injections={h.injections} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
       <WorkersPanel heldBy={h.heldBy} />
       {openTranscript !== null && openTranscript.runDir === h.runDir && (
         <TranscriptDrawer session={openTranscript.session} state={transcript} onClose={closeTranscript} />

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import type { CandidateView, GatedMetric, RoundCheck, RoundView } from '../../../../electron/contract/liveRuns';
+import type { CandidateView, GatedMetric, RoundCheck, RoundView, ServingPointerView } from '../../../../electron/contract/liveRuns';
+import { isPending, type Pending } from '../../stores/liveRunStore';
 import { shortHash } from '../../lib/format';
 import { lifecycleSteps, sourceLabel, stateLabel } from '../../lib/lifecycle';
 import { ProbeReplies } from './ProbeReplies';
@@ -119,13 +120,16 @@ function RoundsTable({ candidate, onShowReplies, shownRound }: { candidate: Cand
  */
 export function CandidateCard({
   candidate,
+  serving,
   pending,
   canAct,
   onConfirm,
   onReject,
 }: {
   candidate: CandidateView;
-  pending: string | null;
+  /** What serves now: a candidate probed against another version cannot be confirmed (the gate refuses it). */
+  serving: ServingPointerView;
+  pending: Pending;
   canAct: boolean;
   onConfirm: (id: string) => void;
   onReject: (id: string, reason: string) => void;
@@ -134,9 +138,20 @@ export function CandidateCard({
   const [reason, setReason] = useState('');
   const c = candidate;
   const awaiting = c.state === 'awaiting-confirm';
+  const probedAgainst = c.rounds.at(-1)?.serving.version ?? c.servingAtStage.version;
+  const stale = awaiting && probedAgainst !== serving.version;
+  const confirming = isPending(pending, `confirm ${c.id}`);
+  const rejecting = isPending(pending, `reject ${c.id}`);
   const pointerChanged = c.servingAtDecision !== null && c.servingAtDecision.version !== c.servingAtStage.version;
   return (
-    <article className={`candidate candidate-${c.state}`} data-testid={`candidate-${c.id}`} data-state={c.state} data-source={c.source.kind}>
+    <article
+      className={`candidate candidate-${c.state}`}
+      id={`candidate-card-${c.id}`}
+      data-testid={`candidate-${c.id}`}
+      data-state={c.state}
+      data-source={c.source.kind}
+      data-held={c.heldForPerson ? 'yes' : 'no'}
+    >
       <header className="candidate-header">
         <h4>
           {c.id} <code>{c.version}</code>
@@ -150,6 +165,12 @@ export function CandidateCard({
         </span>
       </header>
       <Lifecycle candidate={c} />
+      {c.heldForPerson && (
+        <p className="muted small" data-testid="candidate-held">
+          Held after verify: a candidate awaits your decision, and the gate probes the trainer&apos;s newest candidate only once you have decided — against
+          whatever serves then.
+        </p>
+      )}
       {c.reason !== null && (
         <p className="reason" data-testid="candidate-reason">
           <strong>Rejected — {c.reason.code}</strong>
@@ -173,11 +194,18 @@ export function CandidateCard({
       {awaiting && (
         <div className="decide" data-testid="decide">
           <p>
-            {c.id} passed {c.passedRounds} of {c.roundsRequired} rounds against <code>{c.servingAtStage.version}</code>. Read the evidence, then decide: Confirm
-            promotes it (the gate re-verifies the blob first); Reject keeps <code>{c.servingAtStage.version}</code> serving.
+            {c.id} passed {c.passedRounds} of {c.roundsRequired} rounds against <code>{probedAgainst}</code>. Read the evidence, then decide: Confirm
+            promotes it (the gate re-verifies the blob first); Reject keeps <code>{serving.version}</code> serving. It waits here until you decide: no newer
+            candidate takes its place.
           </p>
-          <button type="button" className="button primary" data-testid="confirm-button" disabled={!canAct || pending !== null} onClick={() => onConfirm(c.id)}>
-            {pending === `confirm ${c.id}` ? 'Confirming…' : `Confirm ${c.id}`}
+          {stale && (
+            <p className="text-bad small" data-testid="confirm-stale">
+              {serving.version} serves now, not {probedAgainst}: this evidence no longer compares {c.id} with what serves, so the gate will not promote it. Reject
+              it; the trainer&apos;s next candidate is probed against {serving.version}.
+            </p>
+          )}
+          <button type="button" className="button primary" data-testid="confirm-button" disabled={!canAct || confirming || rejecting || stale} onClick={() => onConfirm(c.id)}>
+            {confirming ? 'Confirming…' : `Confirm ${c.id}`}
           </button>
           <input
             type="text"
@@ -191,10 +219,10 @@ export function CandidateCard({
             type="button"
             className="button danger"
             data-testid="reject-button"
-            disabled={!canAct || pending !== null}
+            disabled={!canAct || confirming || rejecting}
             onClick={() => onReject(c.id, reason.trim() === '' ? 'rejected by a person in the desktop' : reason.trim())}
           >
-            {pending === `reject ${c.id}` ? 'Rejecting…' : `Reject ${c.id}`}
+            {rejecting ? 'Rejecting…' : `Reject ${c.id}`}
           </button>
         </div>
       )}

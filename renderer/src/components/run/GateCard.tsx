@@ -1,14 +1,16 @@
 import { useState } from 'react';
 import type { CandidateView, RunHeader } from '../../../../electron/contract/liveRuns';
+import type { Pending } from '../../stores/liveRunStore';
 import { stateLabel, sourceLabel } from '../../lib/lifecycle';
 import { CandidateCard } from './CandidateCard';
 
 const TERMINAL = new Set(['promoted', 'rejected', 'superseded']);
 
-/** Awaiting a person first, then the gate's current work, then decisions, newest first. */
+/** Awaiting a person first (oldest first: the order they came), then the gate's current work, then decisions, newest first. */
 function order(candidates: readonly CandidateView[]): CandidateView[] {
   const rank = (c: CandidateView) => (c.state === 'awaiting-confirm' ? 0 : TERMINAL.has(c.state) ? 2 : 1);
-  return [...candidates].sort((a, b) => rank(a) - rank(b) || Number(b.id.slice(1)) - Number(a.id.slice(1)));
+  const age = (c: CandidateView) => Number(c.id.slice(1));
+  return [...candidates].sort((a, b) => rank(a) - rank(b) || (rank(a) === 0 ? age(a) - age(b) : age(b) - age(a)));
 }
 
 function CompactCandidate({ candidate, onOpen }: { candidate: CandidateView; onOpen: () => void }) {
@@ -40,7 +42,7 @@ export function GateCard({
 }: {
   header: RunHeader;
   candidates: readonly CandidateView[];
-  pending: string | null;
+  pending: Pending;
   canAct: boolean;
   onConfirm: (id: string) => void;
   onReject: (id: string, reason: string) => void;
@@ -68,7 +70,7 @@ export function GateCard({
         {ordered.map((c) =>
           !TERMINAL.has(c.state) || newestDecided.has(c.id) || opened[c.id] === true ? (
             <li key={c.id}>
-              <CandidateCard candidate={c} pending={pending} canAct={canAct} onConfirm={onConfirm} onReject={onReject} />
+              <CandidateCard candidate={c} serving={header.serving} pending={pending} canAct={canAct} onConfirm={onConfirm} onReject={onReject} />
             </li>
           ) : (
             <CompactCandidate key={c.id} candidate={c} onOpen={() => setOpened({ ...opened, [c.id]: true })} />

@@ -1,16 +1,19 @@
 import { useState } from 'react';
-import type { RunHeader, ServingChangeView } from '../../../../electron/contract/liveRuns';
-import type { Decision } from '../../stores/liveRunStore';
+import type { CandidateView, RunHeader, ServingChangeView } from '../../../../electron/contract/liveRuns';
+import { isPendingAny, type Decision, type Pending } from '../../stores/liveRunStore';
 import { shortHash } from '../../lib/format';
+import { RollbackDialog } from './RollbackDialog';
 
 /**
  * What serves: the pointer (version + sha256), its history (promotions and
  * rollbacks, each with who decided), and a rollback to an earlier promoted
- * version — a request the gate re-verifies before anything moves.
+ * version — asked for in a dialog that names the version, its sha256 and the
+ * evidence it was promoted on; the gate re-verifies it before anything moves.
  */
 export function ServingCard({
   header,
   history,
+  candidates,
   pending,
   lastDecision,
   canAct,
@@ -18,7 +21,8 @@ export function ServingCard({
 }: {
   header: RunHeader;
   history: readonly ServingChangeView[];
-  pending: string | null;
+  candidates: readonly CandidateView[];
+  pending: Pending;
   lastDecision: Decision | null;
   canAct: boolean;
   onRollback: (version: string) => void;
@@ -26,6 +30,9 @@ export function ServingCard({
   const targets = header.servedVersions.filter((p) => p.version !== header.serving.version);
   const [target, setTarget] = useState<string>('');
   const chosen = targets.some((p) => p.version === target) ? target : (targets.at(-1)?.version ?? '');
+  const [asking, setAsking] = useState(false);
+  const rollingBack = isPendingAny(pending, 'rollback');
+  const chosenPointer = targets.find((p) => p.version === chosen) ?? null;
   return (
     <section className="card serving-card" data-testid="serving-card" data-version={header.serving.version} data-sha256={header.serving.sha256}>
       <header className="card-header">
@@ -80,12 +87,25 @@ export function ServingCard({
           type="button"
           className="button secondary small"
           data-testid="rollback-button"
-          disabled={!canAct || chosen === '' || pending !== null}
-          onClick={() => onRollback(chosen)}
+          disabled={!canAct || chosen === '' || rollingBack}
+          onClick={() => setAsking(true)}
         >
-          {pending?.startsWith('rollback') ? 'Rolling back…' : 'Roll back'}
+          {rollingBack ? 'Rolling back…' : 'Roll back…'}
         </button>
       </div>
+      {asking && chosenPointer !== null && (
+        <RollbackDialog
+          current={header.serving}
+          target={chosenPointer}
+          candidate={candidates.find((c) => c.state === 'promoted' && c.version === chosenPointer.version && c.sha256 === chosenPointer.sha256) ?? null}
+          promotion={history.find((h) => h.kind === 'promoted' && h.to.version === chosenPointer.version) ?? null}
+          onCancel={() => setAsking(false)}
+          onConfirm={() => {
+            setAsking(false);
+            onRollback(chosenPointer.version);
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -1,0 +1,37 @@
+import type { RunView } from '../../../../electron/contract/liveRuns';
+import { duration, elapsedSeconds, etaSeconds, gateStateText, isLive } from '../../lib/runProgress';
+import { useNow } from '../useNow';
+
+/** The run in one line, at the top of its page: elapsed, ETA, the trainer's step in flight, the gate's state. */
+export function ProgressLine({ run }: { run: RunView }) {
+  const live = isLive(run);
+  const now = useNow(1000, live);
+  const h = run.header;
+  const eta = etaSeconds(run, now);
+  const step = h.progress.trainerStep;
+  const awaiting = run.candidates.some((c) => c.state === 'awaiting-confirm');
+  return (
+    <div className="progress-line" data-testid="progress-line" role="status" aria-live="off">
+      <span className="progress-item">
+        <span className="progress-label">sessions</span> <strong data-testid="progress-sessions">{h.sessions.completed}/{h.sessions.planned}</strong>
+        {h.sessions.running !== null && <span className="muted"> · #{h.sessions.running} running</span>}
+      </span>
+      <span className="progress-item" title="time the run's processes have been alive (a pause counts; time between a stop and a resume does not)">
+        <span className="progress-label">elapsed</span> <strong data-testid="progress-elapsed">{duration(elapsedSeconds(run, now))}</strong>
+      </span>
+      <span className="progress-item" title={h.progress.secondsPerSession === null ? 'an estimate needs two timed sessions' : `${duration(h.progress.secondsPerSession)} per session, the mean of the newest sessions`}>
+        <span className="progress-label">ETA</span>{' '}
+        <strong data-testid="progress-eta">
+          {h.phase === 'completed' ? 'done' : eta !== null ? `~${duration(eta)}` : h.phase === 'paused' || h.phase === 'pausing' ? 'paused' : live ? 'after 2 sessions' : '—'}
+        </strong>
+      </span>
+      <span className="progress-item" data-testid="progress-trainer">
+        <span className="progress-label">trainer</span>{' '}
+        {step === null ? <span className="muted">{live ? 'waiting for a full batch' : 'idle'}</span> : <strong>step {step.step} in flight ({step.turns} judged turns)</strong>}
+      </span>
+      <span className={`progress-item${awaiting ? ' progress-awaiting' : ''}`} data-testid="progress-gate">
+        <span className="progress-label">gate</span> <strong>{gateStateText(run)}</strong>
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import { useEffect, useState } from 'react';
+
+/** The current time (ms), re-read every `everyMs` while `active` — a clock for lines that count up. */
+export function useNow(everyMs: number, active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    setNow(Date.now());
+    if (!active) return;
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs, active]);
+  return now;
+}
