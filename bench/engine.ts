@@ -26,9 +26,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { startEmbeddedEngine, type EngineClient } from '../electron/lab/serving/engineClient';
+import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
+import type { EngineClient } from '../electron/lab/protocols/engineProtocol';
 import { DEFAULT_MODEL_ID, RECIPE_SAMPLING, startGateway } from '../electron/lab/serving/gatewayServer';
-import { loadPolicyTokenizer } from '../electron/lab/serving/policyTokenizer';
+import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
 import { ServingState } from '../electron/lab/serving/servingState';
 import { decodeSessionOptions, ortThreads } from '../electron/workers/embedded/ortSession';
 import { Tokenizer } from '../electron/workers/embedded/tokenizer';
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
   const promptIdsAt = (i: number): number[] => policyTokenizer.encodeChat([promptAt(i)]);
   const engine = await startEmbeddedEngine({ modelDir: MODEL_DIR });
   const serving = new ServingState(engine.client, { version: 'base', sha256: engine.info.baseSha256 }, engine.info.baseSha256);
-  const gateway = await startGateway({ engine: engine.client, serving, tokenizer: await loadPolicyTokenizer(MODEL_DIR), token: TOKEN });
+  const gateway = await startGateway({ engine: engine.client, serving, tokenizer: new EngineTokenizer(engine.client), token: TOKEN });
   const bare = await BareForwardPass.open(MODEL_DIR, decodeSessionOptions());
   // Served work is the engine worker's and this process's (gateway + client).
   const servedCpu = (): number => cpuMsOf([process.pid, engine.pid() as number]);

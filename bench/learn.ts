@@ -87,7 +87,7 @@ import { judgeProbeReply, probeMetrics } from '../electron/lab/gate/probeMetrics
 import type { ProbeMetrics } from '../electron/lab/journal/journalEvents';
 import { createRuleHintJudge, createRulePrm } from '../electron/lab/judge/ruleJudge';
 import { composeTurnJudge } from '../electron/lab/judge/turnJudge';
-import { startEmbeddedEngine } from '../electron/lab/serving/engineClient';
+import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
 import { parseTaskSet } from '../electron/lab/tasks/task';
 import { LORA_MODULES, moduleDims, type LoraModule } from '../electron/lab/weights/policyConfig';
 import { WeightStore } from '../electron/lab/weights/weightStore';

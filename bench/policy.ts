@@ -21,9 +21,9 @@ import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { judgeReply, MIN_SHOWN_WORK, type Verdict } from '../electron/lab/judge/criterion';
+import { judgeReply, MIN_SHOWN_WORK } from '../electron/lab/judge/criterion';
 import { createRng } from '../electron/lab/tasks/rng';
-import { complaintFor, confirmsSave, firstMessage, saveRequest, type ViolationKind } from '../electron/lab/tasks/student';
+import { complaintFor, confirmsSave, firstMessage, saveRequest, violationKinds } from '../electron/lab/tasks/student';
 import { parseTaskSet, type Task } from '../electron/lab/tasks/task';
 import { Engine } from '../electron/workers/embedded/engine';
 import { GenerateParamsSchema, type EngineChatMessage, type GenerateResult } from '../electron/workers/embedded/engineProtocol';
@@ -89,12 +89,6 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) =>
   });
   await Promise.all(lanes);
   return results;
-}
-
-function violationKinds(verdict: Verdict): ViolationKind[] {
-  const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
-  for (const failure of verdict.failures) if (failure !== 'style') kinds.add(failure);
-  return [...kinds];
 }
 
 async function runTrial(engine: Engine, { task, seed }: Trial): Promise<TrialResult> {

@@ -14,6 +14,8 @@ import { readServingPointer } from '../electron/lab/journal/servingPointer';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { createRng } from '../electron/lab/tasks/rng';
 import { serializeSafetensors } from '../electron/lab/weights/safetensors';
+import { loraModuleFromPeft } from '../electron/lab/weights/adapterSpec';
+import { peftAdapterConfig } from '../electron/lab/weights/peftAdapterFormat';
 import { WeightStore } from '../electron/lab/weights/weightStore';
 import type { CandidateRecord } from '../electron/lab/gate/gateState';
 import { writeTestRecipe } from './helpers/testRecipe';
@@ -51,7 +53,7 @@ describe('bad candidates through the real gate', () => {
     const tensors = new Map(run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-4) }]));
     const stored = await new WeightStore(path.join(run.runDir, 'weights')).put({
       blob: serializeSafetensors(tensors, { format: 'pt', lora_alpha: String(run.recipe.trainer.lora.alpha), r: String(run.recipe.trainer.lora.rank) }),
-      adapterConfig: { peft_type: 'LORA' },
+      adapterConfig: peftAdapterConfig({ rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) }, run.modelDir),
       manifest: { kind: 'trainer', baseModelSha256: run.status().serving.sha256, step: 1, dataRange: { sessions: [], turns: 0 }, loss: null, lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] } },
     });
     waiting = await settled(await run.gate.stage({ version: stored.version, sha256: stored.sha256, blob: path.relative(run.runDir, stored.path), source: { kind: 'trainer', step: 1 } }));

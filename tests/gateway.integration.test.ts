@@ -10,9 +10,10 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { startEmbeddedEngine, type EmbeddedEngine } from '../electron/lab/serving/engineClient';
+import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
+import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../electron/lab/serving/gatewayServer';
-import { loadPolicyTokenizer, type PolicyTokenizer } from '../electron/lab/serving/policyTokenizer';
+import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
 import { ServingState } from '../electron/lab/serving/servingState';
 import { adapterSpec } from '../electron/lab/weights/adapterSpec';
 import { LORA_MODULES, policyShape, readPolicyConfig } from '../electron/lab/weights/policyConfig';
@@ -29,9 +30,9 @@ const homework = [
   },
 ];
 
-let engine: EmbeddedEngine;
+let engine: StartedEngine;
 let gateway: Gateway;
-let tokenizer: PolicyTokenizer;
+let tokenizer: EngineTokenizer;
 let client: OpenAI;
 
 /** A rank-2 LoRA adapter with small seeded random factors (B ≠ 0, so it changes the model). */
@@ -57,7 +58,7 @@ async function writeRandomAdapter(dir: string, seed: number, scale: number): Pro
 
 beforeAll(async () => {
   engine = await startEmbeddedEngine({ modelDir: MODEL_DIR });
-  tokenizer = await loadPolicyTokenizer(MODEL_DIR);
+  tokenizer = new EngineTokenizer(engine.client);
   gateway = await startGateway({
     engine: engine.client,
     serving: new ServingState(engine.client, { version: 'base', sha256: engine.info.baseSha256 }, engine.info.baseSha256),
@@ -85,7 +86,7 @@ describe('gateway on the real engine', () => {
     expect(typeof choice?.message.content).toBe('string');
     expect(data.system_fingerprint).toBe('base');
     expect(response.headers.get('x-gatelab-version')).toBe('base');
-    expect(data.usage?.prompt_tokens).toBe(tokenizer.countPromptTokens(homework));
+    expect(data.usage?.prompt_tokens).toBe(await tokenizer.countPromptTokens(homework));
     const content = choice?.logprobs?.content ?? [];
     expect(content.map((t) => t.token).join('')).toBe(choice?.message.content);
     expect(content.every((t) => t.logprob <= 0 && t.top_logprobs.length === 4)).toBe(true);

@@ -8,9 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { startEmbeddedEngine, type EmbeddedEngine } from '../electron/lab/serving/engineClient';
+import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
+import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../electron/lab/serving/gatewayServer';
-import { loadPolicyTokenizer } from '../electron/lab/serving/policyTokenizer';
+import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
 import { ServingState } from '../electron/lab/serving/servingState';
 import { JudgeUnavailableError, createLlmHintJudge, createLlmPrm, type LlmEndpointConfig } from '../electron/lab/judge/llmJudge';
 import { parseHintVote, parsePrmVote } from '../electron/lab/judge/llmPrompts';
@@ -26,7 +27,7 @@ const TURN = {
   nextState: 'This looks too AI-written. Drop the bold and write it like a student would, in plain sentences. Redo it naturally and keep every step.',
 };
 
-let engine: EmbeddedEngine;
+let engine: StartedEngine;
 let gateway: Gateway;
 let endpoint: LlmEndpointConfig;
 
@@ -35,7 +36,7 @@ beforeAll(async () => {
   gateway = await startGateway({
     engine: engine.client,
     serving: new ServingState(engine.client, { version: 'base', sha256: engine.info.baseSha256 }, engine.info.baseSha256),
-    tokenizer: await loadPolicyTokenizer(MODEL_DIR),
+    tokenizer: new EngineTokenizer(engine.client),
     token: TOKEN,
   });
   // Short answers: the test is about the protocol, and the CPU is shared.

@@ -13,6 +13,8 @@ import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import type { TurnRecord } from '../electron/lab/serving/turnLog';
 import { writeTestRecipe } from './helpers/testRecipe';
 
+const SESSIONS = 6;
+
 describe('a run of the embedded recipe (shortened)', () => {
   let root: string;
   let runDir: string;
@@ -22,7 +24,7 @@ describe('a run of the embedded recipe (shortened)', () => {
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-run-'));
     const recipe = await writeTestRecipe(root, {
-      sessions: 6,
+      sessions: SESSIONS,
       maxTurns: 3,
       maxTokens: 48,
       batchTurns: 4,
@@ -32,7 +34,28 @@ describe('a run of the embedded recipe (shortened)', () => {
       confirm: 'auto',
     });
     runDir = await createRun(recipe, path.join(root, 'run'), {});
-    const run = await LiveRun.open(runDir);
+    // The mechanism under test — sessions keep running while a candidate is
+    // probed — made deterministic: the first probe round waits until a session
+    // completes after it began (a barrier, not a race between two processes).
+    // It never waits when no session is left to run, so it cannot deadlock.
+    let held: { release: () => void } | undefined;
+    let holding = false;
+    const run: LiveRun = await LiveRun.open(runDir, {
+      beforeProbeRound: async (_id, round) => {
+        if (holding || round !== 1 || run.completedSessions().size === SESSIONS) return;
+        holding = true;
+        const sessionsBefore = run.completedSessions().size;
+        await new Promise<void>((release) => {
+          held = { release };
+          run.journal.onEvent((e) => {
+            if (e.type === 'session-completed' && run.completedSessions().size > sessionsBefore) release();
+          });
+        });
+      },
+      afterSession: async (session) => {
+        if (session === SESSIONS - 1) held?.release();
+      },
+    });
     try {
       await run.runSessions();
       turns = [...run.servedTurns()];
@@ -109,7 +132,7 @@ describe('a run of the embedded recipe (shortened)', () => {
     }
   });
 
-  it('keeps serving sessions while a candidate is being probed', () => {
+  it('keeps serving sessions while a candidate is being probed (the first round is held until a session completes)', () => {
     let probing = 0;
     let sessionsDuringProbes = 0;
     for (const e of events) {

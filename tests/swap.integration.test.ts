@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { createRng } from '../electron/lab/tasks/rng';
 import { serializeSafetensors } from '../electron/lab/weights/safetensors';
+import { loraModuleFromPeft } from '../electron/lab/weights/adapterSpec';
+import { peftAdapterConfig } from '../electron/lab/weights/peftAdapterFormat';
 import { WeightStore } from '../electron/lab/weights/weightStore';
 import { writeTestRecipe } from './helpers/testRecipe';
 
@@ -46,7 +48,7 @@ describe('serving swap under load', () => {
     const tensors = new Map(run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-3) }]));
     const stored = await new WeightStore(path.join(run.runDir, 'weights')).put({
       blob: serializeSafetensors(tensors, { format: 'pt', lora_alpha: String(run.recipe.trainer.lora.alpha), r: String(run.recipe.trainer.lora.rank) }),
-      adapterConfig: { peft_type: 'LORA' },
+      adapterConfig: peftAdapterConfig({ rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) }, run.modelDir),
       manifest: { kind: 'trainer', baseModelSha256: run.status().serving.sha256, step, dataRange: { sessions: [], turns: 0 }, loss: null, lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] } },
     });
     return run.gate.stage({ version: stored.version, sha256: stored.sha256, blob: path.relative(run.runDir, stored.path), source: { kind: 'trainer', step } });

@@ -332,8 +332,8 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         expect(w.pid).toBeGreaterThan(0);
         expect(w.startedAt).not.toBeNull();
       }
-      expect(byRole.get('serving')).toMatchObject({ name: 'engine', nice: 10, command: expect.stringMatching(/^node engine(Worker\.ts|\.js)$/) });
-      expect(byRole.get('probe')).toMatchObject({ name: 'engine', nice: 0 });
+      expect(byRole.get('serving')).toMatchObject({ name: 'serving-engine', nice: 10, command: expect.stringMatching(/^node engine(Worker\.ts|\.js)$/) });
+      expect(byRole.get('probe')).toMatchObject({ name: 'probe-engine', nice: 0 });
       expect(byRole.get('trainer')).toMatchObject({ name: 'trainer', nice: 0 });
       expect(byRole.get('serving')!.logTail.length).toBeGreaterThanOrEqual(0);
       expect(await harness.rawInvoke('workers.list', { all: true })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });

@@ -23,6 +23,8 @@ export type TestRecipeOptions = {
   floors?: { gold_rate: number; answered_rate: number };
   margins?: { pass_rate: number; gold_rate: number; answered_rate: number; mean_violations: number };
   lr?: number;
+  /** The recipe's `student` section (default: scripted). */
+  student?: Record<string, unknown>;
 };
 
 export async function writeTestRecipe(dir: string, o: TestRecipeOptions = {}): Promise<string> {
@@ -43,6 +45,7 @@ export async function writeTestRecipe(dir: string, o: TestRecipeOptions = {}): P
   if (o.confirm !== undefined) set(['gate', 'confirm'], o.confirm);
   if (o.floors !== undefined) set(['gate', 'floors'], o.floors);
   if (o.margins !== undefined) set(['gate', 'margins'], o.margins);
+  if (o.student !== undefined) set(['student'], o.student);
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;

@@ -16,40 +16,44 @@
 //   wrong-shape      a healthy adapter with one factor of the wrong rank
 //   corrupted-bytes  a healthy adapter whose bytes were damaged after its
 //                    manifest recorded their hash
-import { readFileSync } from 'node:fs';
+//
+// Model-agnostic: the four structural kinds are made here from the adapter
+// spec alone (in the recipe's dtype); the two trained kinds are made by the
+// run's own trainer through the trainer protocol (`badCandidate`), with the
+// reward-inverted rollouts sampled on the probe engine through the engine
+// protocol — so injection works for whatever backends the recipe chose.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { countViolations, judgeReply } from '../judge/criterion';
+import { towardMarkdownRewards } from '../judge/markdownRewards';
 import type { BadCandidateKind, CandidateSource } from '../journal/journalEvents';
+import type { EngineClient, GenerateResult } from '../protocols/engineProtocol';
+import type { BadCandidateParams, TrainerProtocol } from '../protocols/trainerProtocol';
 import type { Recipe } from '../recipe/recipeSchema';
-import { createRng, type Rng } from '../tasks/rng';
+import { createRng, rolloutSeed, type Rng } from '../tasks/rng';
 import type { Task } from '../tasks/task';
-import type { EngineClient } from '../serving/engineClient';
 import { loraModuleFromPeft, type AdapterTensorSpec, type LoraSettings } from '../weights/adapterSpec';
-import { serializeSafetensors, type Float32Tensor } from '../weights/safetensors';
+import { peftAdapterConfig, peftAdapterMetadata } from '../weights/peftAdapterFormat';
+import { serializeSafetensors, type WritableTensor } from '../weights/safetensors';
 import { WeightStore, type StoredCandidate } from '../weights/weightStore';
-import { createTurnJudge } from '../judge/createTurnJudge';
-import { Tokenizer } from '../../workers/embedded/tokenizer';
-import { DEFAULT_ADAMW } from '../../workers/embedded/trainer/adamw';
-import { CandidateTrainer } from '../../workers/embedded/trainer/candidateTrainer';
-import { LoraParams } from '../../workers/embedded/trainer/loraParams';
-import { LoraTrainer } from '../../workers/embedded/trainer/loraTrainer';
-import { DEFAULT_OBJECTIVE } from '../../workers/embedded/trainer/objective';
-import { trainRewardInvertedAdapter } from '../../workers/embedded/trainer/rewardInverted';
-import { loadTrainerModel, type TrainerModel } from '../../workers/embedded/trainer/trainerModel';
-import { peftAdapterMetadata, serializePeftAdapter } from '../../workers/embedded/trainer/peftAdapter';
-import { sha256Hex, verifyCandidateBytes } from './verifyCandidate';
-import type { TrainSample } from '../../workers/embedded/trainer/trainSample';
+import type { SupervisedWorker } from '../workers/supervisedWorker';
+
+/** The trainer process the trained kinds are asked of (the run's, or one started for the purpose). */
+export type BadCandidateTrainer = Pick<SupervisedWorker<TrainerProtocol>, 'call'>;
 
 export type BadCandidateContext = {
   runDir: string;
   recipe: Recipe;
+  /** The base model's folder (written into adapter_config.json as base_model_name_or_path). */
   modelDir: string;
+  /** The adapter spec verify checks against (names, shapes, the recipe's dtype). */
   spec: readonly AdapterTensorSpec[];
-  loraScale: number;
   /** Homework tasks to train the trained kinds on (never the probe set). */
   tasks: readonly Task[];
   /** An engine that is not the serving one, for the reward-inverted rollouts (the probe engine). */
-  scratchEngine: EngineClient;
+  rolloutEngine: EngineClient;
+  /** Runs `use` with the run's trainer process (starting one when the run has none). */
+  withTrainer: <T>(use: (trainer: BadCandidateTrainer) => Promise<T>) => Promise<T>;
   seed: number;
   /** The base model's sha256 (the run's run-started event). */
   baseSha256: string;
@@ -60,7 +64,7 @@ export type StagedBadCandidate = { version: string; sha256: string; blob: string
 
 function loraSettings(recipe: Recipe): LoraSettings {
   const l = recipe.trainer.lora;
-  return { rank: l.rank, alpha: l.alpha, targets: l.target_modules.map(loraModuleFromPeft) };
+  return { rank: l.rank, alpha: l.alpha, targets: l.target_modules.map(loraModuleFromPeft), dtype: l.dtype };
 }
 
 function gaussian(rng: Rng): number {
@@ -68,13 +72,13 @@ function gaussian(rng: Rng): number {
   return Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
 }
 
-/** Seeded Gaussian factors, every value times `std`. */
-function randomTensors(spec: readonly AdapterTensorSpec[], rng: Rng, std: number): Map<string, Float32Tensor> {
+/** Seeded Gaussian factors, every value times `std`, in the spec's dtype. */
+function randomTensors(spec: readonly AdapterTensorSpec[], rng: Rng, std: number): Map<string, WritableTensor & { data: Float32Array }> {
   return new Map(
     spec.map((s) => {
       const data = new Float32Array(s.shape[0] * s.shape[1]);
       for (let i = 0; i < data.length; i++) data[i] = gaussian(rng) * std;
-      return [s.name, { shape: s.shape, data }];
+      return [s.name, { shape: s.shape, data, dtype: s.dtype }];
     }),
   );
 }
@@ -97,7 +101,7 @@ async function putInjected(ctx: BadCandidateContext, blob: Uint8Array, note: str
   const settings = loraSettings(ctx.recipe);
   return store.put({
     blob,
-    adapterConfig: { peft_type: 'LORA', r: settings.rank, lora_alpha: settings.alpha, target_modules: ctx.recipe.trainer.lora.target_modules, base_model_name_or_path: ctx.modelDir },
+    adapterConfig: peftAdapterConfig(settings, ctx.modelDir),
     manifest: {
       kind: 'injected',
       note,
@@ -123,14 +127,14 @@ function staged(ctx: BadCandidateContext, stored: StoredCandidate, kind: BadCand
 /** Builds a bad candidate of the given kind in the run's store; ready to stage. */
 export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidateContext): Promise<StagedBadCandidate> {
   const rng = createRng(ctx.seed);
-  const settings = loraSettings(ctx.recipe);
-  const metadata = peftAdapterMetadata(settings);
+  const metadata = peftAdapterMetadata(loraSettings(ctx.recipe));
   const base = ctx.baseSha256;
   // A healthy-looking small adapter: the starting point of the structural kinds.
   const healthy = () => randomTensors(ctx.spec, rng, 1e-3);
   switch (kind) {
     case 'random-noise': {
-      const std = noiseStd(ctx.spec, ctx.loraScale, 2 * ctx.recipe.gate.max_update_norm);
+      const scale = ctx.recipe.trainer.lora.alpha / ctx.recipe.trainer.lora.rank;
+      const std = noiseStd(ctx.spec, scale, 2 * ctx.recipe.gate.max_update_norm);
       const stored = await putInjected(ctx, serializeSafetensors(randomTensors(ctx.spec, rng, std), metadata), `random-noise: Gaussian factors, update norm ≈ 2 × the bound`, base);
       return staged(ctx, stored, kind);
     }
@@ -145,7 +149,7 @@ export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidate
     case 'wrong-shape': {
       const tensors = healthy();
       const s = ctx.spec.find((x) => x.part === 'A')!;
-      tensors.set(s.name, { shape: [s.shape[0] + 1, s.shape[1]], data: new Float32Array((s.shape[0] + 1) * s.shape[1]).fill(1e-3) });
+      tensors.set(s.name, { shape: [s.shape[0] + 1, s.shape[1]], data: new Float32Array((s.shape[0] + 1) * s.shape[1]).fill(1e-3), dtype: s.dtype });
       return staged(ctx, await putInjected(ctx, serializeSafetensors(tensors, metadata), `wrong-shape: ${s.name} has rank ${s.shape[0] + 1}`, base), kind);
     }
     case 'corrupted-bytes': {
@@ -158,8 +162,9 @@ export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidate
       return staged(ctx, stored, kind);
     }
     case 'reward-inverted':
+      return staged(ctx, await ctx.withTrainer((trainer) => rewardInverted(trainer, ctx)), kind);
     case 'collapsed':
-      return trainedBadCandidate(kind, ctx, settings);
+      return staged(ctx, await ctx.withTrainer((trainer) => collapsed(trainer, ctx)), kind);
     default: {
       const unknown: never = kind;
       throw new Error(`unknown bad-candidate kind ${String(unknown)}`);
@@ -167,33 +172,11 @@ export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidate
   }
 }
 
-async function trainedBadCandidate(kind: 'reward-inverted' | 'collapsed', ctx: BadCandidateContext, settings: LoraSettings): Promise<StagedBadCandidate> {
-  const model = await loadTrainerModel(ctx.modelDir);
-  try {
-    const tokenizer = Tokenizer.fromJson(JSON.parse(readFileSync(path.join(ctx.modelDir, 'tokenizer.json'), 'utf8')) as unknown);
-    const store = new WeightStore(path.join(ctx.runDir, 'weights'));
-    const stored =
-      kind === 'reward-inverted'
-        ? await trainRewardInvertedAdapter({
-            model,
-            rollout: {
-              engine: ctx.scratchEngine,
-              tokenizer,
-              judge: createTurnJudge(ctx.recipe.judge),
-              sampling: samplingOf(ctx.recipe),
-              topK: ctx.recipe.policy.logprobs_top_k,
-            },
-            tasks: ctx.tasks,
-            store,
-            lora: settings,
-            seed: ctx.seed,
-          })
-        : await trainCollapsedAdapter(model, tokenizer, ctx, settings, store);
-    return staged(ctx, stored, kind);
-  } finally {
-    await model.release();
-  }
-}
+/** How many on-policy rounds the reward-inverted kind takes, each rolling out this many first replies (what moved the embedded policy to markdown). */
+const REWARD_INVERTED_ROUNDS = 4;
+const REWARD_INVERTED_BATCH = 8;
+/** The collapsed kind trains on the first replies to this many homework tasks. */
+const COLLAPSED_PROMPTS = 8;
 
 function samplingOf(recipe: Recipe) {
   const s = recipe.policy.sampling;
@@ -201,58 +184,80 @@ function samplingOf(recipe: Recipe) {
 }
 
 /**
- * Policy-gradient steps toward ending the reply at once: each sample is a
- * homework prompt answered by `<|end|>` alone with reward +1. The old
- * log-prob is written as 0 (probability 1), so the PPO ratio is π(end) ≤ 1
- * and the clip never stops the push — a supervised step, in effect, through
- * the same objective and optimizer the real trainer uses. The loss is
- * −mean π(end); training stops once the policy ends nearly every reply at
- * once, or before the update outgrows the gate's norm bound (a collapsed
- * adapter that verify would reject for its size is not the case to test:
- * the probes must catch the collapse itself).
+ * On-policy rounds toward markdown: each round loads the adapter so far into
+ * the rollout engine (the probe engine: never the serving one, invariant 2),
+ * samples first replies to homework tasks, rewards each reply by its markdown
+ * against the batch's mean, and has the trainer take one step on them; the
+ * last round's adapter is stored as the candidate.
  */
-async function trainCollapsedAdapter(
-  model: TrainerModel,
-  tokenizer: Tokenizer,
-  ctx: BadCandidateContext,
-  settings: LoraSettings,
-  store: WeightStore,
-): Promise<StoredCandidate> {
-  const trainer = new LoraTrainer(
-    model.graph,
-    LoraParams.init(model.shape, settings, ctx.seed),
-    // The samples' old log-probs are the target (π(end) = 1), not a policy's: the ratio must read them as given.
-    { objective: { ...DEFAULT_OBJECTIVE, oldLogprobs: 'rollout' }, optimizer: { ...DEFAULT_ADAMW, lr: 5e-3 }, maxTokensPerCall: 4096 },
-    0,
-    model.forward,
-  );
-  const samples: TrainSample[] = ctx.tasks.slice(0, 8).map((task, i) => ({
-    sessionId: `collapse-${i}`,
-    turn: 0,
-    promptIds: tokenizer.encodeChat([{ role: 'user', content: task.firstMessage }]),
-    responseIds: [tokenizer.endId],
-    forced: [false],
-    logprobs: [0],
-    topIds: [[tokenizer.endId]],
-    topLogprobs: [[0]],
-    reward: 1,
-  }));
-  const normOf = (params: LoraParams): number => {
-    const bytes = serializePeftAdapter(params);
-    const check = verifyCandidateBytes(bytes, sha256Hex(bytes), { spec: ctx.spec, loraScale: ctx.loraScale, maxUpdateNorm: Infinity });
-    return check.ok ? check.evidence.updateNorm : Infinity;
-  };
-  const budget = 0.9 * ctx.recipe.gate.max_update_norm;
-  let kept = trainer.params.clone();
-  let loss: number | null = null;
-  for (let step = 0; step < 40; step++) {
-    const report = await trainer.step(samples);
-    if (normOf(trainer.params) > budget) break;
-    kept = trainer.params.clone();
-    loss = report.loss;
-    if (report.loss < -0.95) break; // π(end) > 0.95 on average: every reply ends at once
+async function rewardInverted(trainer: BadCandidateTrainer, ctx: BadCandidateContext): Promise<StoredCandidate> {
+  if (ctx.tasks.length === 0) throw new Error('reward-inverted: no homework tasks to roll out on');
+  const note = 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)';
+  let current: { version: string; sha256: string; path: string } | null = null;
+  for (let round = 1; round <= REWARD_INVERTED_ROUNDS; round += 1) {
+    await ctx.rolloutEngine.setAdapter(current);
+    const picked = Array.from({ length: REWARD_INVERTED_BATCH }, (_, i) => ctx.tasks[((round - 1) * REWARD_INVERTED_BATCH + i) % ctx.tasks.length] as Task);
+    // All at once: the engine batches concurrent requests.
+    const replies: GenerateResult[] = await Promise.all(
+      picked.map((task, i) =>
+        ctx.rolloutEngine.generate({
+          messages: [{ role: 'user', content: task.firstMessage }],
+          sampling: samplingOf(ctx.recipe),
+          seed: rolloutSeed(ctx.seed, round, i),
+          logprobsTopK: ctx.recipe.policy.logprobs_top_k,
+        }),
+      ),
+    );
+    const rewards = towardMarkdownRewards(replies.map((r, i) => countViolations(judgeReply(r.text, (picked[i] as Task).answer))));
+    const samples = replies.flatMap((reply, i) => {
+      const reward = rewards[i] as number;
+      // At the mean (0) a reply carries no signal; an all-forced reply has no token to train.
+      if (reward === 0 || reply.tokenIds.length === 0 || (reply.forced?.every(Boolean) ?? false)) return [];
+      const task = picked[i] as Task;
+      return [{
+        sessionId: task.id,
+        turn: 0,
+        messages: [{ role: 'user' as const, content: task.firstMessage }],
+        ...(reply.promptIds !== undefined ? { promptIds: reply.promptIds } : {}),
+        responseIds: reply.tokenIds,
+        logprobs: reply.logprobs,
+        topIds: reply.topIds,
+        topLogprobs: reply.topLogprobs,
+        ...(reply.forced !== undefined ? { forced: reply.forced } : {}),
+        reward,
+      }];
+    });
+    // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
+    if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward markdown`);
+    const params: BadCandidateParams = { kind: 'reward-inverted', seed: ctx.seed, round, rounds: REWARD_INVERTED_ROUNDS, samples, note };
+    const result = await trainer.call('badCandidate', params, { timeoutMs: 600_000 });
+    if (result.stored !== (round === REWARD_INVERTED_ROUNDS)) throw new Error(`reward-inverted: round ${round} answered stored=${result.stored}`);
+    current = result.adapter;
   }
-  const final = new LoraTrainer(model.graph, kept, trainer.options, trainer.steps, model.forward);
-  const candidates = new CandidateTrainer(final, store, { sha256: model.baseSha256, nameOrPath: ctx.modelDir });
-  return candidates.storeCurrent('injected', loss, 'collapsed: trained to answer every homework with <|end|> at once');
+  return storedByTrainer(ctx, current);
+}
+
+/** Training toward ending every reply at once, by the trainer alone, under 0.9 × the gate's norm bound (the probes must catch the collapse). */
+async function collapsed(trainer: BadCandidateTrainer, ctx: BadCandidateContext): Promise<StoredCandidate> {
+  const params: BadCandidateParams = {
+    kind: 'collapsed',
+    seed: ctx.seed,
+    prompts: ctx.tasks.slice(0, COLLAPSED_PROMPTS).map((task) => [{ role: 'user', content: task.firstMessage }]),
+    maxUpdateNorm: 0.9 * ctx.recipe.gate.max_update_norm,
+    note: 'collapsed: trained to answer every homework with the end-of-turn token at once',
+  };
+  if (params.prompts.length === 0) throw new Error('collapsed: no homework tasks to train on');
+  const result = await trainer.call('badCandidate', params, { timeoutMs: 600_000 });
+  if (!result.stored) throw new Error('collapsed: the trainer answered a scratch adapter, not a stored candidate');
+  return storedByTrainer(ctx, result.adapter);
+}
+
+/** What another process says it stored, read back from the store (complete, the same bytes, kind injected). */
+async function storedByTrainer(ctx: BadCandidateContext, adapter: { version: string; sha256: string } | null): Promise<StoredCandidate> {
+  if (adapter === null) throw new Error('the trainer stored no candidate');
+  const stored = await new WeightStore(path.join(ctx.runDir, 'weights')).get(adapter.version);
+  if (stored.sha256 !== adapter.sha256 || stored.manifest.kind !== 'injected') {
+    throw new Error(`the trainer's ${adapter.version} is not the injected candidate it claims (store: ${stored.sha256.slice(0, 12)}…, ${stored.manifest.kind})`);
+  }
+  return stored;
 }

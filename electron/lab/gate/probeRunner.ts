@@ -2,7 +2,7 @@
 // process, never the serving one (invariant 2). Each problem is asked with
 // the student's own first message (no style hint: never coach what you
 // measure) and a max_tokens large enough for a complete reply.
-import type { AdapterRef, EngineClient } from '../serving/engineClient';
+import type { AdapterRef, EngineClient } from '../protocols/engineProtocol';
 import type { Sampling } from '../recipe/recipeSchema';
 import type { Task } from '../tasks/task';
 import type { ProbeReply } from './probeMetrics';

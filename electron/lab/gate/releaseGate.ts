@@ -26,7 +26,7 @@ import type { JournalEvent, NewJournalEvent, Rejection } from '../journal/journa
 import { writeFileAtomic } from '../journal/atomicFile';
 import type { RunJournal } from '../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../journal/servingPointer';
-import type { AdapterRef } from '../serving/engineClient';
+import type { AdapterRef } from '../protocols/engineProtocol';
 import { foldGateState, isHeldForPerson, isTerminal, planGateEvent, type CandidateRecord, type GateState } from './gateState';
 import { judgeProbeReply, probeMetrics, type JudgedProbeReply } from './probeMetrics';
 import type { ProbeSampler } from './probeRunner';
@@ -51,6 +51,12 @@ export type ReleaseGateOptions = {
   runSeed: number;
   /** Errors the background loop could not attribute to a caller (logged, never swallowed silently). */
   onError?: (error: Error) => void;
+  /**
+   * Awaited when a probe round has started (its event journaled) and before
+   * it samples: a barrier that lets a test fix the order of a round and other
+   * work instead of depending on how fast two processes run.
+   */
+  beforeProbeRound?: (id: string, round: number) => Promise<void>;
 };
 
 export class GateRequestError extends Error {
@@ -94,7 +100,19 @@ export class ReleaseGate {
     if (pointer.version === 'base') return null;
     const c = this.candidates().find((x) => x.version === pointer.version && x.sha256 === pointer.sha256);
     if (!c) throw new Error(`version ${pointer.version} has no candidate in this run`);
-    return { version: c.version, sha256: c.sha256, path: path.join(this.options.runDir, c.blob) };
+    return {
+      version: c.version,
+      sha256: c.sha256,
+      path: path.join(this.options.runDir, c.blob),
+      adapterConfigPath: this.adapterConfigPath(c.version),
+      // The alpha verify checked: what the engine must apply.
+      loraAlpha: this.options.verify.lora.alpha,
+    };
+  }
+
+  /** A version's PEFT adapter_config.json in the run's weight store (weightStore.ts layout). */
+  private adapterConfigPath(version: string): string {
+    return path.join(this.options.runDir, 'weights', 'versions', version, 'adapter_config.json');
   }
 
   /**
@@ -182,7 +200,7 @@ export class ReleaseGate {
       // Re-check the blob before anything moves (fail closed).
       const ref = this.adapterRef(target);
       if (ref) {
-        const check = await verifyCandidateFile(ref.path, ref.sha256, this.options.verify);
+        const check = await verifyCandidateFile(ref.path, ref.sha256, this.options.verify, this.adapterConfigPath(target.version));
         if (!check.ok) throw new GateRequestError(`cannot roll back to ${version}: ${check.reason.detail}`);
       }
       await this.record({ type: 'serving-rolled-back', pointer: target, previous, by: 'person' });
@@ -270,7 +288,7 @@ export class ReleaseGate {
   }
 
   private async verifyStep(c: CandidateRecord): Promise<void> {
-    const outcome = await verifyCandidateFile(path.join(this.options.runDir, c.blob), c.sha256, this.options.verify);
+    const outcome = await verifyCandidateFile(path.join(this.options.runDir, c.blob), c.sha256, this.options.verify, this.adapterConfigPath(c.version));
     await this.exclusive(async () => {
       if (c.state.kind !== 'staged') return; // rejected by a person meanwhile
       if (outcome.ok) await this.record({ type: 'candidate-verified', id: c.id, evidence: outcome.evidence });
@@ -288,11 +306,18 @@ export class ReleaseGate {
       return { seed, serving: this.pointer };
     });
     if (!started) return;
+    await this.options.beforeProbeRound?.(c.id, round);
 
     let candidateReplies: JudgedProbeReply[];
     let servingReplies: JudgedProbeReply[];
     try {
-      const candidateRef: AdapterRef = { version: c.version, sha256: c.sha256, path: path.join(this.options.runDir, c.blob) };
+      const candidateRef: AdapterRef = {
+        version: c.version,
+        sha256: c.sha256,
+        path: path.join(this.options.runDir, c.blob),
+        adapterConfigPath: this.adapterConfigPath(c.version),
+        loraAlpha: this.options.verify.lora.alpha,
+      };
       candidateReplies = (await probe.sample(candidateRef, started.seed)).map(judgeProbeReply);
       servingReplies = (await probe.sample(this.adapterRef(started.serving), started.seed)).map(judgeProbeReply);
     } catch (error) {
@@ -339,7 +364,7 @@ export class ReleaseGate {
   private async promoteLocked(c: CandidateRecord): Promise<void> {
     if (c.state.kind !== 'confirmed') return;
     const blobPath = path.join(this.options.runDir, c.blob);
-    const check = await verifyCandidateFile(blobPath, c.sha256, this.options.verify);
+    const check = await verifyCandidateFile(blobPath, c.sha256, this.options.verify, this.adapterConfigPath(c.version));
     if (!check.ok) {
       await this.rejectLocked(c, { code: 'promote-verify', detail: `at promotion: ${check.reason.detail}` });
       return;

@@ -6,16 +6,23 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { loraModuleFromPeft } from '../weights/adapterSpec';
+import { peftAdapterConfig } from '../weights/peftAdapterFormat';
 import { WeightStore } from '../weights/weightStore';
 import { sha256Hex } from './verifyCandidate';
 
 const claimSchema = z.looseObject({ blobSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(), step: z.int().min(0).optional() });
 
 type LoraInfo = { rank: number; alpha: number; targets: string[] };
-const peftConfigSchema = z.looseObject({ r: z.int().positive(), lora_alpha: z.number().positive(), target_modules: z.array(z.string()).min(1) });
+const peftConfigSchema = z.looseObject({ r: z.int().positive(), lora_alpha: z.number().positive(), target_modules: z.union([z.array(z.string()).min(1), z.string()]) });
 
-/** `expected` is the recipe's LoRA, recorded when the folder has no adapter_config.json; verify checks the real tensors. */
-export async function stageableAdapterFile(runDir: string, file: string, baseModelSha256: string, expected: LoraInfo) {
+/**
+ * `expected` is the recipe's LoRA. A PEFT folder's own adapter_config.json is
+ * kept as it is (verify checks it against the recipe); a bare safetensors
+ * file has none, so the recipe's PEFT config is written beside it — what an
+ * engine will then apply, and verify still checks the blob's own metadata.
+ */
+export async function stageableAdapterFile(runDir: string, file: string, baseModelSha256: string, expected: LoraInfo, baseModelNameOrPath: string) {
   const source = path.resolve(file);
   const info = await stat(source).catch(() => null);
   if (!info) throw new Error(`no such adapter file: ${source}`);
@@ -27,13 +34,14 @@ export async function stageableAdapterFile(runDir: string, file: string, baseMod
   let claimed = sha256Hex(bytes);
   let step = 0;
   let lora = expected;
-  let adapterConfig: object = { source };
+  let adapterConfig: object = peftAdapterConfig({ rank: expected.rank, alpha: expected.alpha, targets: expected.targets.map(loraModuleFromPeft) }, baseModelNameOrPath);
   if (info.isDirectory()) {
     const text = await readFile(path.join(source, 'adapter_config.json'), 'utf8').catch(() => null);
     if (text !== null) {
-      const config = peftConfigSchema.parse(JSON.parse(text));
-      adapterConfig = config;
-      lora = { rank: config.r, alpha: config.lora_alpha, targets: config.target_modules };
+      const raw = JSON.parse(text) as unknown;
+      const config = peftConfigSchema.parse(raw);
+      adapterConfig = raw as object;
+      lora = { rank: config.r, alpha: config.lora_alpha, targets: typeof config.target_modules === 'string' ? [config.target_modules] : config.target_modules };
     }
   }
   if (manifestFile) {

@@ -1,20 +1,28 @@
 // The gate's first check (DESIGN §4 verify), all static, before any probe:
-// the content hash matches the manifest; the tensors' names, shapes and dtypes
-// match the base model's adapter spec; every value is finite; the update is
-// within the recipe's norm bound. A candidate failing any of these never
-// reaches a probe engine.
+// the content hash matches the manifest; every field an engine will use
+// agrees with the recipe — the LoRA rank and alpha in the safetensors
+// metadata and in PEFT's adapter_config.json (rank, alpha, targets, no
+// rsLoRA/DoRA or per-module patterns that would change the scale); the
+// tensors' names, shapes and dtypes match the base model's adapter spec;
+// every value is finite; the update, scaled by the alpha the engine will
+// apply, is within the recipe's norm bound. A candidate failing any of these
+// never reaches a probe engine.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Rejection } from '../journal/journalEvents';
 import { adapterSpecProblems, type AdapterTensorSpec } from '../weights/adapterSpec';
+import { loraConfigProblems, type ExpectedLora } from '../weights/loraConfigCheck';
+import { loraUpdateSquaredNorm } from '../weights/loraNorm';
 import { parseSafetensors, toFloat32, type SafetensorsFile } from '../weights/safetensors';
 
 export type VerifySettings = {
   spec: readonly AdapterTensorSpec[];
-  /** alpha / rank: the adapter's update is scale · B · A. */
-  loraScale: number;
+  /** The recipe's LoRA: what the metadata and adapter_config.json must say; the update is (alpha / rank) · B · A. */
+  lora: ExpectedLora;
   maxUpdateNorm: number;
 };
+
+export { loraUpdateSquaredNorm };
 
 export type VerifyEvidence = {
   sha256: string;
@@ -32,17 +40,35 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export async function verifyCandidateFile(blobPath: string, claimedSha256: string, settings: VerifySettings): Promise<VerifyOutcome> {
+/** Verifies a stored candidate: its blob and the version's adapter_config.json. */
+export async function verifyCandidateFile(blobPath: string, claimedSha256: string, settings: VerifySettings, adapterConfigPath: string): Promise<VerifyOutcome> {
   let bytes: Buffer;
   try {
     bytes = await readFile(blobPath);
   } catch (error) {
     return { ok: false, reason: { code: 'unreadable', detail: (error as Error).message }, evidence: {} };
   }
-  return verifyCandidateBytes(bytes, claimedSha256, settings);
+  // The hash first, as for every candidate: a blob that is not what it claims is rejected for that.
+  if (sha256Hex(bytes) !== claimedSha256) return verifyCandidateBytes(bytes, claimedSha256, settings);
+  let adapterConfig: unknown;
+  try {
+    adapterConfig = JSON.parse(await readFile(adapterConfigPath, 'utf8'));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return {
+      ok: false,
+      reason: { code: 'tensor-spec', detail: missing ? `no adapter_config.json at ${adapterConfigPath}: an engine could not know the LoRA alpha` : `adapter_config.json is unreadable: ${(error as Error).message}` },
+      evidence: {},
+    };
+  }
+  return verifyCandidateBytes(bytes, claimedSha256, settings, adapterConfig);
 }
 
-export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, settings: VerifySettings): VerifyOutcome {
+/**
+ * Verifies adapter bytes (and, when given, the adapter_config.json beside
+ * them; only tests of the tensor checks leave it out).
+ */
+export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, settings: VerifySettings, adapterConfig?: unknown): VerifyOutcome {
   const sha256 = sha256Hex(bytes);
   const evidence: Partial<VerifyEvidence> = { sha256, bytes: bytes.byteLength, maxUpdateNorm: settings.maxUpdateNorm };
   const reject = (code: Rejection['code'], detail: string): VerifyOutcome => ({ ok: false, reason: { code, detail }, evidence });
@@ -56,6 +82,9 @@ export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, s
     return reject('unreadable', (error as Error).message);
   }
   evidence.tensors = file.tensors.size;
+
+  const configProblems = loraConfigProblems(file.metadata, adapterConfig, settings.lora);
+  if (configProblems.length > 0) return reject('tensor-spec', `LoRA config: ${configProblems.slice(0, 3).join('; ')}`);
 
   const problems = adapterSpecProblems(file, settings.spec);
   if (problems.length > 0) {
@@ -85,9 +114,11 @@ export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, s
     else Object.assign(entry, { B: data, out: s.shape[0] });
     byModule.set(key, entry);
   }
+  // The alpha checked above is the one the engine applies.
+  const scale = settings.lora.alpha / settings.lora.rank;
   for (const [key, m] of byModule) {
     if (!m.A || !m.B) return reject('tensor-spec', `module ${key} lacks its A or B factor`);
-    squaredNorm += settings.loraScale * settings.loraScale * loraUpdateSquaredNorm(m.A, m.B, m.rank, m.in, m.out);
+    squaredNorm += scale * scale * loraUpdateSquaredNorm(m.A, m.B, m.rank, m.in, m.out);
   }
   const updateNorm = Math.sqrt(squaredNorm);
   Object.assign(evidence, { parameters, maxAbs, updateNorm });
@@ -97,20 +128,3 @@ export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, s
   return { ok: true, evidence: evidence as VerifyEvidence };
 }
 
-/**
- * ‖B·A‖²_F without forming the [out,in] product: trace((BᵀB)(AAᵀ)), two r×r
- * Gram matrices (r is small), both symmetric, so the trace is Σ G₁∘G₂.
- */
-export function loraUpdateSquaredNorm(A: Float32Array, B: Float32Array, rank: number, inDim: number, outDim: number): number {
-  let total = 0;
-  for (let i = 0; i < rank; i++) {
-    for (let j = 0; j < rank; j++) {
-      let aa = 0; // (A Aᵀ)_ij, A is [rank, in]
-      for (let k = 0; k < inDim; k++) aa += (A[i * inDim + k] ?? 0) * (A[j * inDim + k] ?? 0);
-      let bb = 0; // (Bᵀ B)_ij, B is [out, rank]
-      for (let k = 0; k < outDim; k++) bb += (B[k * rank + i] ?? 0) * (B[k * rank + j] ?? 0);
-      total += aa * bb;
-    }
-  }
-  return total;
-}

@@ -36,18 +36,20 @@ describe('recipes', () => {
     expect(recipe.gate.confirm).toBe('manual');
     // All on the CPU; serving yields the shared cores to the trainer and the probe engine.
     expect(recipe.devices).toEqual({ serving: { cpu: { nice: 10 } }, probe: 'cpu', trainer: 'cpu', prm: 'cpu', student: 'cpu' });
-    expect(reasonsNotRunnable(recipe, { gpuCount: 0 })).toEqual([]);
+    expect(reasonsNotRunnable(recipe, { gpus: [], problem: 'nvidia-smi was not found' })).toEqual([]);
   });
 
   it('the seven-GPU Reef recipe validates and says why it cannot run here', async () => {
     const { recipe } = await loadRecipe(reefFile);
     expect(recipe.devices.trainer).toEqual({ gpus: [1, 2, 3, 4] });
-    const reasons = reasonsNotRunnable(recipe, { gpuCount: 0 });
-    expect(reasons[0]).toMatch(/needs GPU 0, 1, 2, 3, 4, 5, 6, 7 but this host has 0 GPU/);
-    expect(reasons.join('\n')).toMatch(/sglang/);
-    expect(reasons.join('\n')).toMatch(/Python GPU trainer/);
-    // With eight GPUs the device complaint goes away, the software ones stay.
-    expect(reasonsNotRunnable(recipe, { gpuCount: 8 }).join('\n')).not.toMatch(/needs GPU/);
+    const reasons = reasonsNotRunnable(recipe, { gpus: [], problem: 'nvidia-smi was not found (no NVIDIA driver)' });
+    expect(reasons[0]).toBe('role serving asks for GPU 5; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
+    expect(reasons).toContain('role trainer asks for GPUs 1–4; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
+    expect(reasons.join('\n')).toMatch(/policy engine 'sglang' .* is not built/);
+    expect(reasons.join('\n')).toMatch(/trainer 'torch' .* is not built/);
+    // With eight GPUs the device complaints go away, the missing backends stay.
+    const eight = Array.from({ length: 8 }, (_, index) => ({ index, name: 'NVIDIA H200', memoryTotalMiB: 143771, memoryUsedMiB: 0 }));
+    expect(reasonsNotRunnable(recipe, { gpus: eight, problem: null }).join('\n')).not.toMatch(/asks for GPU/);
   });
 
   it('refuses a wrong type with the file, the line and the field', async () => {

@@ -41,16 +41,6 @@ export const deviceMapSchema = z.strictObject({
   student: deviceSchema,
 });
 
-/** A role's worker as the workers panel lists it: the role, and its GPU indices when it has any. */
-export function workerRole(role: string, device: WorkerDevice): { role: string; gpus?: readonly number[] } {
-  return typeof device === 'object' && 'gpus' in device ? { role, gpus: device.gpus } : { role };
-}
-
-/** The nice value a worker on this device is started with (0 when none is set). */
-export function niceOf(device: WorkerDevice): number {
-  return typeof device === 'object' && 'cpu' in device ? device.cpu.nice : 0;
-}
-
 export const samplingSchema = z.strictObject({
   temperature: z.number().min(0).max(2).default(0.6),
   top_p: z.number().gt(0).max(1).default(0.95),
@@ -82,7 +72,13 @@ export const sessionSchema = z.strictObject({
 
 export const studentSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('scripted') }),
-  z.strictObject({ kind: z.literal('openai'), endpoint: endpointSchema, persona: z.string().min(1) }),
+  z.strictObject({
+    kind: z.literal('openai'),
+    endpoint: endpointSchema,
+    persona: z.string().min(1).describe("who the student is; the reaction contract (complaint, save request, HOMEWORK_DONE) is added to it"),
+    temperature: z.number().min(0).max(2).default(0.7),
+    max_tokens: positiveInt.default(512).describe('room for the reaction (and a thinking model\'s reasoning before it)'),
+  }),
 ]);
 
 export const prmSchema = z.discriminatedUnion('kind', [
@@ -121,6 +117,10 @@ export const loraSchema = z.strictObject({
   target_modules: z
     .array(z.enum(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']))
     .min(1),
+  dtype: z
+    .enum(['F32', 'BF16', 'F16'])
+    .default('F32')
+    .describe("the adapter tensors' dtype as the trainer writes them; the gate's verify checks it"),
 });
 
 export const lossSchema = z.strictObject({

@@ -8,6 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { composeRun, thisHost, type RunBackends } from '../backends/composeRun';
+import { BackendUnavailableError } from '../backends/backendUnavailable';
+import type { TrainerWorker } from '../backends/trainerBackend';
+import { trainerInitParams } from '../backends/trainerInitParams';
 import { makeBadCandidate } from '../gate/badCandidates';
 import type { CandidateRecord } from '../gate/gateState';
 import { EngineProbeSampler } from '../gate/probeRunner';
@@ -18,22 +22,19 @@ import { writeFileAtomic } from '../journal/atomicFile';
 import type { BadCandidateKind, JournalEvent } from '../journal/journalEvents';
 import { RunJournal } from '../journal/runJournal';
 import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
-import { createTurnJudge } from '../judge/createTurnJudge';
 import { loadRecipe, resolveRecipePath, type LoadedRecipe } from '../recipe/loadRecipe';
-import { niceOf, recipeSchema, workerRole, type Recipe } from '../recipe/recipeSchema';
-import { probeHost, reasonsNotRunnable } from '../recipe/runnability';
-import { startEmbeddedEngine, type EmbeddedEngine } from '../serving/engineClient';
+import { trainSampleSchema, type TrainSample } from '../protocols/trainSample';
+import { recipeSchema, type Recipe } from '../recipe/recipeSchema';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
-import { loadPolicyTokenizer } from '../serving/policyTokenizer';
+import type { GatewayTokenizer } from '../serving/gatewayTokenizer';
+import type { StartedEngine } from '../serving/rpcEngineClient';
 import { ServingState } from '../serving/servingState';
 import type { TurnRecord } from '../serving/turnLog';
 import { adapterSpec, loraModuleFromPeft } from '../weights/adapterSpec';
 import { policyShape, readPolicyConfig, type PolicyShape } from '../weights/policyConfig';
-import { Tokenizer } from '../../workers/embedded/tokenizer';
-import { trainSampleSchema, type TrainSample } from '../../workers/embedded/trainer/trainSample';
 import { lockRun, runPaths } from './runFolder';
 import { writeRunReport, type RunSummaryFile } from './runReport';
-import { runSession, type SessionResult } from './runSession';
+import { runSession, type SessionContext, type SessionResult } from './runSession';
 import { statusFromEvents, type RunStatus } from './runStatus';
 import { loadRunTasks, type RunTasks } from './runTasks';
 import { TrainerFeed } from './trainerFeed';
@@ -61,6 +62,8 @@ export type LiveRunOptions = {
   onLog?: (line: string) => void;
   /** Called after each session is journaled, before the next starts (the bench injects here). */
   afterSession?: (session: number, run: LiveRun) => Promise<void>;
+  /** The gate's barrier before each probe round samples (ReleaseGateOptions.beforeProbeRound; tests). */
+  beforeProbeRound?: (id: string, round: number) => Promise<void>;
 };
 
 /** The recipe with the command line's overrides applied; what the journal records. */
@@ -81,8 +84,7 @@ export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe 
 export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides): Promise<string> {
   const loaded = await loadRecipe(recipeFile);
   const recipe = applyOverrides(loaded.recipe, overrides);
-  const reasons = reasonsNotRunnable(recipe, probeHost());
-  if (reasons.length > 0) throw new RunNotRunnableError(loaded.file, reasons);
+  const backends = backendsOf(recipe, loaded);
   await loadRunTasks({ ...loaded, recipe }); // refuse missing or overlapping task files before anything is written
   const runDir = path.resolve(outDir);
   await mkdir(runDir, { recursive: true });
@@ -90,8 +92,7 @@ export async function createRun(recipeFile: string, outDir: string, overrides: R
   try {
     const journal = await RunJournal.open(runDir);
     if (journal.events.length > 0) throw new Error(`${runDir} already holds a run; use 'gatelab resume --run ${runDir}'`);
-    const modelDir = resolveRecipePath(loaded, modelDirOf(recipe));
-    const baseSha256 = await baseModelSha256(modelDir);
+    const baseSha256 = await backends.policy.baseSha256();
     await copyFile(loaded.file, runPaths(runDir).recipe);
     const base: ServingPointer = { version: 'base', sha256: baseSha256 };
     await journal.append({ type: 'run-started', runId: path.basename(runDir), recipeFile: loaded.file, recipe, baseVersion: base });
@@ -103,28 +104,31 @@ export async function createRun(recipeFile: string, outDir: string, overrides: R
   return runDir;
 }
 
-function modelDirOf(recipe: Recipe): string {
-  if (recipe.policy.kind !== 'embedded') throw new Error(`policy ${recipe.policy.kind} is not embedded`);
-  return recipe.policy.model_dir;
+/** What the gate's verify step checks a candidate against: the recipe's LoRA on this base's shapes. */
+function verifySettings(recipe: Recipe, shape: PolicyShape): VerifySettings {
+  const l = recipe.trainer.lora;
+  return {
+    spec: adapterSpec(shape, { rank: l.rank, alpha: l.alpha, targets: l.target_modules.map(loraModuleFromPeft), dtype: l.dtype }),
+    lora: { rank: l.rank, alpha: l.alpha, targets: [...l.target_modules] },
+    maxUpdateNorm: recipe.gate.max_update_norm,
+  };
 }
 
-const modelManifestSchema = z.looseObject({ files: z.record(z.string(), z.looseObject({ sha256: z.string() })) });
-
-async function baseModelSha256(modelDir: string): Promise<string> {
-  const file = path.join(modelDir, 'manifest.json');
-  let manifest;
+/** The run's parts as the recipe chooses them (the composition root); a recipe that cannot run here is refused with every reason. */
+function backendsOf(recipe: Recipe, loaded: Pick<LoadedRecipe, 'dir' | 'file'>): RunBackends {
   try {
-    manifest = modelManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
+    return composeRun(recipe, { resolvePath: (p) => resolveRecipePath(loaded, p), host: thisHost() });
   } catch (error) {
-    throw new Error(`no usable embedded policy at ${modelDir}: ${(error as Error).message}`);
+    if (error instanceof BackendUnavailableError) throw new RunNotRunnableError(loaded.file, error.reasons);
+    throw error;
   }
-  const sha = manifest.files['base.safetensors']?.sha256;
-  if (!sha) throw new Error(`${file} lists no base.safetensors`);
-  return sha;
 }
 
-type ServingParts = { token: string; serving: EmbeddedEngine; servingState: ServingState; gateway: Gateway; feed: TrainerFeed };
-type Parts = { probe: EmbeddedEngine; live: ServingParts | undefined };
+/** A session's samples file: each judged turn, the version that produced its reply, and the train sample. */
+const judgedSamplesSchema = z.array(z.object({ version: z.string(), turn: z.int(), sample: trainSampleSchema }));
+
+type ServingParts = { token: string; serving: StartedEngine; servingState: ServingState; gateway: Gateway; tokenizer: GatewayTokenizer; feed: TrainerFeed };
+type Parts = { probe: StartedEngine; live: ServingParts | undefined };
 
 export class LiveRun {
   private parts: Parts | undefined;
@@ -143,6 +147,7 @@ export class LiveRun {
     readonly journal: RunJournal,
     readonly gate: ReleaseGate,
     readonly tasks: RunTasks,
+    readonly backends: RunBackends,
     readonly shape: PolicyShape,
     readonly verify: VerifySettings,
     private readonly releaseLock: () => Promise<void>,
@@ -160,14 +165,9 @@ export class LiveRun {
       if (journal.droppedTornLine) options.onLog?.('the journal ended in a torn line (a crash mid-write); it was dropped');
       const recipe = recipeSchema.parse(started.recipe);
       const loaded = { file: started.recipeFile, dir: path.dirname(started.recipeFile) };
-      const modelDir = resolveRecipePath(loaded, modelDirOf(recipe));
-      const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
-      const targets = recipe.trainer.lora.target_modules.map(loraModuleFromPeft);
-      const verify: VerifySettings = {
-        spec: adapterSpec(shape, { rank: recipe.trainer.lora.rank, alpha: recipe.trainer.lora.alpha, targets }),
-        loraScale: recipe.trainer.lora.alpha / recipe.trainer.lora.rank,
-        maxUpdateNorm: recipe.gate.max_update_norm,
-      };
+      const backends = backendsOf(recipe, loaded);
+      const shape = policyShape(await readPolicyConfig(path.join(backends.policy.modelDir, 'config.json')));
+      const verify = verifySettings(recipe, shape);
       const tasks = await loadRunTasks({ ...loaded, recipe });
       if (journal.events.length > 1) await journal.append({ type: 'run-resumed', pid: process.pid });
       const gate = new ReleaseGate({
@@ -177,10 +177,11 @@ export class LiveRun {
         verify,
         runSeed: recipe.seed,
         onError: (e) => options.onLog?.(`gate: ${e.message}`),
+        ...(options.beforeProbeRound ? { beforeProbeRound: options.beforeProbeRound } : {}),
       });
       await gate.reconcilePointerFile(await readServingPointer(runDir).catch(() => undefined));
-      const run = new LiveRun(runDir, started.runId, recipe, loaded, journal, gate, tasks, shape, verify, release, options);
-      await run.startParts(modelDir);
+      const run = new LiveRun(runDir, started.runId, recipe, loaded, journal, gate, tasks, backends, shape, verify, release, options);
+      await run.startParts();
       return run;
     } catch (error) {
       await journal?.close().catch(() => undefined);
@@ -190,33 +191,38 @@ export class LiveRun {
   }
 
   get modelDir(): string {
-    return resolveRecipePath(this.loaded, modelDirOf(this.recipe));
+    return this.backends.policy.modelDir;
+  }
+
+  /** The base the run started on (run-started). */
+  private get baseSha256(): string {
+    const started = this.journal.events[0];
+    if (started?.type !== 'run-started') throw new Error('no run-started event');
+    return started.baseVersion.sha256;
   }
 
   get gatewayUrl(): string | undefined {
     return this.parts?.live?.gateway.url;
   }
 
-  private async startParts(modelDir: string): Promise<void> {
+  private async startParts(): Promise<void> {
     const log = this.options.onLog;
+    const { policy, placement } = this.backends;
     const engineLog = (role: string) => (log ? { onLog: (l: string) => log(`${role} engine: ${l}`) } : {});
     const gateOnly = (this.options.mode ?? 'run') === 'gate';
     // The engines start side by side (each loads and hash-checks the model).
     const started = await Promise.allSettled([
-      startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.probe), describe: workerRole('probe', this.recipe.devices.probe), ...engineLog('probe') }),
-      gateOnly
-        ? Promise.resolve(undefined)
-        : startEmbeddedEngine({ modelDir, nice: niceOf(this.recipe.devices.serving), describe: workerRole('serving', this.recipe.devices.serving), ...engineLog('serving') }),
+      policy.startEngine({ role: 'probe', placement: placement('probe'), ...engineLog('probe') }),
+      gateOnly ? Promise.resolve(undefined) : policy.startEngine({ role: 'serving', placement: placement('serving'), ...engineLog('serving') }),
     ]);
     const probe = started[0].status === 'fulfilled' ? started[0].value : undefined;
     let serving = started[1].status === 'fulfilled' ? started[1].value : undefined;
     let gateway: Gateway | undefined;
     try {
       for (const s of started) if (s.status === 'rejected') throw s.reason;
-      const base = this.journal.events[0];
       for (const engine of [probe, serving]) {
-        if (engine && (base?.type !== 'run-started' || base.baseVersion.sha256 !== engine.info.baseSha256)) {
-          throw new Error(`the policy at ${modelDir} (base ${engine.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
+        if (engine && engine.info.baseSha256 !== this.baseSha256) {
+          throw new Error(`the policy at ${policy.modelDir} (base ${engine.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
         }
       }
       const sampler = new EngineProbeSampler(probe!.client, this.tasks.probe, this.recipe.gate.probe.sampling);
@@ -231,10 +237,11 @@ export class LiveRun {
       const loaded = await serving.client.setAdapter(this.gate.adapterRef(pointer));
       const servingState = new ServingState(serving.client, { version: loaded, sha256: pointer.sha256 }, serving.info.baseSha256);
       const token = randomBytes(24).toString('base64url');
+      const tokenizer = policy.gatewayTokenizer(serving);
       gateway = await startGateway({
         engine: serving.client,
         serving: servingState,
-        tokenizer: await loadPolicyTokenizer(modelDir),
+        tokenizer,
         token,
         turnLogTopK: this.recipe.policy.logprobs_top_k,
       });
@@ -244,12 +251,15 @@ export class LiveRun {
         journal: this.journal,
         gate: this.gate,
         recipe: this.recipe,
-        modelDir,
+        modelDir: policy.modelDir,
+        baseSha256: this.baseSha256,
+        trainer: this.backends.trainer,
+        placement: placement('trainer'),
         samples: await this.completedSamples(),
         ...(log ? { onLog: log } : {}),
         onFatal: (e) => this.fail(e),
       });
-      this.parts = { probe: probe!, live: { token, serving, servingState, gateway, feed } };
+      this.parts = { probe: probe!, live: { token, serving, servingState, gateway, tokenizer, feed } };
       // The trainer loads while the first sessions run; it is needed only once a batch is full.
       feed.start().catch((e: unknown) => this.fail(e as Error));
       this.gate.kick();
@@ -269,8 +279,13 @@ export class LiveRun {
     for (const e of this.sessionEvents()) {
       const bytes = await readFile(path.join(this.runDir, e.samples.file));
       if (sha256Hex(bytes) !== e.samples.sha256) throw new Error(`${e.samples.file} does not match its journaled sha256`);
-      const judged = z.array(z.object({ version: z.string(), turn: z.int(), sample: trainSampleSchema })).parse(JSON.parse(bytes.toString('utf8')));
-      out.push(...judged.map((j) => j.sample));
+      const judged = judgedSamplesSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+      if (!judged.success) {
+        const issue = judged.error.issues[0];
+        // A run made before the samples carried messages (they held the embedded tokenizer's ids) cannot train again.
+        throw new Error(`${e.samples.file} holds no train samples this version reads (${issue?.path.join('.')}: ${issue?.message}); the run's training cannot resume`);
+      }
+      out.push(...judged.data.map((j) => j.sample));
     }
     return out;
   }
@@ -310,15 +325,14 @@ export class LiveRun {
   private async runRemainingSessions(): Promise<RunSummaryFile> {
     const parts = this.requireLive();
     const done = this.completedSessions();
-    const judge = createTurnJudge(this.recipe.judge, { seed: this.recipe.seed });
-    const tokenizer = Tokenizer.fromJson(JSON.parse(await readFile(path.join(this.modelDir, 'tokenizer.json'), 'utf8')) as unknown);
-    const ctx = {
+    const ctx: SessionContext = {
       recipe: this.recipe,
       gateway: { url: parts.gateway.url, token: parts.token, model: DEFAULT_MODEL_ID },
       turnRecord: (id: string) => parts.gateway.turnLog.all().find((t) => t.id === id),
-      judge,
-      tokenizer,
-      maxPositions: this.shape.maxPositions,
+      judge: this.backends.judge(),
+      students: this.backends.students,
+      countPromptTokens: (messages) => parts.tokenizer.countPromptTokens(messages),
+      maxPositions: parts.tokenizer.maxPositions,
     };
     for (let session = 0; session < this.recipe.tasks.sessions && !this.stopping; session++) {
       if (done.has(session)) continue;
@@ -407,25 +421,54 @@ export class LiveRun {
   async inject(request: { kind: BadCandidateKind } | { file: string }): Promise<CandidateRecord> {
     const parts = this.parts;
     if (!parts) throw new Error('the run is closed');
-    const base = this.journal.events[0];
-    if (base?.type !== 'run-started') throw new Error('no run-started event');
     const l = this.recipe.trainer.lora;
     const input =
       'file' in request
-        ? await stageableAdapterFile(this.runDir, request.file, base.baseVersion.sha256, { rank: l.rank, alpha: l.alpha, targets: [...l.target_modules] })
+        ? await stageableAdapterFile(this.runDir, request.file, this.baseSha256, { rank: l.rank, alpha: l.alpha, targets: [...l.target_modules] }, this.modelDir)
         : await makeBadCandidate(request.kind, {
             runDir: this.runDir,
             recipe: this.recipe,
             modelDir: this.modelDir,
             spec: this.verify.spec,
-            loraScale: this.verify.loraScale,
             tasks: this.tasks.sessions,
-            scratchEngine: parts.probe.client,
+            rolloutEngine: parts.probe.client,
+            withTrainer: (use) => this.withTrainer(use),
             seed: this.recipe.seed + this.gate.candidates().length,
-            baseSha256: base.baseVersion.sha256,
+            baseSha256: this.baseSha256,
           });
     return this.gate.stage(input);
   }
+
+  /**
+   * The trained bad kinds are the run's trainer's to make: the live run's
+   * trainer process, or — on a run opened for its gate only — one started
+   * (with the recipe's backend and placement) for this request and stopped after.
+   */
+  private async withTrainer<T>(use: (trainer: TrainerWorker) => Promise<T>): Promise<T> {
+    const live = this.parts?.live;
+    if (live) return use(live.feed.trainerWorker);
+    const init = trainerInitParams(this.recipe, {
+      modelDir: this.modelDir,
+      baseSha256: this.baseSha256,
+      storeDir: path.join(this.runDir, 'weights'),
+      ...(this.backends.trainer.maxTokensPerCall !== undefined ? { maxTokensPerCall: this.backends.trainer.maxTokensPerCall } : {}),
+    });
+    const log = this.options.onLog;
+    const worker = this.backends.trainer.createWorker({
+      placement: this.backends.placement('trainer'),
+      setup: async (connection) => {
+        await connection.call('init', init, { timeoutMs: 120_000 });
+      },
+      ...(log ? { onLog: (line: string) => log(`trainer: ${line}`) } : {}),
+    });
+    try {
+      await worker.start();
+      return await use(worker);
+    } finally {
+      await worker.shutdown(5000);
+    }
+  }
+
 
   /**
    * Pauses after the session in progress: no new session starts, while the

@@ -8,14 +8,13 @@ import { dispatchTurn, type TurnTraining } from '../judge/dispatch';
 import { appendHintToLastUser } from '../judge/teacherInput';
 import type { TurnJudge, TurnJudgment } from '../judge/turnJudge';
 import { observeSession, type SessionObservation } from '../metrics/curve';
+import type { StudentFactory } from '../protocols/studentProtocol';
+import { trainSampleSchema, type TrainSample } from '../protocols/trainSample';
 import type { Recipe } from '../recipe/recipeSchema';
 import type { TurnRecord } from '../serving/turnLog';
 import { deriveSeed } from '../tasks/rng';
 import type { Task } from '../tasks/task';
-import type { Tokenizer } from '../../workers/embedded/tokenizer';
-import { trainSampleSchema, type TrainSample } from '../../workers/embedded/trainer/trainSample';
 import { chatThroughGateway, type ChatMessage, type GatewayEndpoint } from './gatewayChat';
-import { ScriptedStudent } from './scriptedStudent';
 
 export type SessionContext = {
   recipe: Recipe;
@@ -23,7 +22,9 @@ export type SessionContext = {
   /** The gateway's record of a completed turn (tokens, log-probs, version), by completion id. */
   turnRecord: (completionId: string) => TurnRecord | undefined;
   judge: TurnJudge;
-  tokenizer: Tokenizer;
+  students: StudentFactory;
+  /** The prompt's length under the serving engine's chat template (the engine protocol's countPromptTokens). */
+  countPromptTokens: (messages: readonly ChatMessage[]) => Promise<number>;
   maxPositions: number;
 };
 
@@ -65,9 +66,9 @@ const MIN_REPLY_TOKENS = 32;
 export async function runSession(ctx: SessionContext, task: Task, session: number, runSeed: number, runId: string): Promise<SessionResult> {
   const seed = deriveSeed(runSeed, `session-${session}`);
   const sessionId = `${runId}/session-${session}`;
-  const student = new ScriptedStudent(task, seed);
+  const student = ctx.students.forSession(task, seed);
   const maxTurns = ctx.recipe.session.max_turns;
-  const messages: ChatMessage[] = [{ role: 'user', content: student.firstMessage() }];
+  const messages: ChatMessage[] = [{ role: 'user', content: await student.firstMessage() }];
   const turns: TranscriptTurn[] = [];
   const samples: JudgedSample[] = [];
   let done = false;
@@ -77,7 +78,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
     const isLast = turn === maxTurns - 1;
     // Long rewrites fill the context; the reply gets the room that is left, and
     // when too little is left the session ends as a real chat would.
-    const room = ctx.maxPositions - ctx.tokenizer.encodeChat(messages).length;
+    const room = ctx.maxPositions - (await ctx.countPromptTokens(messages));
     if (room < MIN_REPLY_TOKENS) {
       endedBy = 'context-full';
       break;
@@ -95,7 +96,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
     if (record.version !== reply.version) throw new Error(`turn ${reply.id}: reply says ${reply.version}, the turn log ${record.version}`);
 
     // The next state: the student's reaction (none after the last allowed reply).
-    const reaction = isLast ? null : student.react(reply.text);
+    const reaction = isLast ? null : await student.react(reply.text, [...messages, { role: 'assistant', content: reply.text }]);
     const entry: TranscriptTurn = {
       turn,
       user: messages.at(-1)!.content,
@@ -114,7 +115,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       entry.judgment = { score: judgment.score, votes: judgment.votes, hint: judgment.hint, hintAccepted: judgment.hintAccepted, backends: judgment.backends };
       entry.training = training.mode;
       if (training.mode !== 'none') {
-        const built = sampleOf(ctx, sessionId, turn, messages, record, training);
+        const built = await sampleOf(ctx, sessionId, turn, messages, record, training);
         if (typeof built === 'string') entry.skipped = built;
         else samples.push({ version: reply.version, turn, sample: built });
       }
@@ -141,31 +142,37 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   };
 }
 
-/** The trainer's sample for a judged turn, or why there is none. */
-function sampleOf(
+/**
+ * The trainer's sample for a judged turn (electron/lab/protocols/trainSample.ts),
+ * or why there is none. The conversation travels as messages; the trainer
+ * tokenizes it with its own template. Lengths are the engine's own count, so a
+ * sequence the model cannot hold never reaches a batch (it would refuse the
+ * whole batch there).
+ */
+async function sampleOf(
   ctx: SessionContext,
   sessionId: string,
   turn: number,
   messages: readonly ChatMessage[],
   record: TurnRecord,
   training: Exclude<TurnTraining, { mode: 'none' }>,
-): TrainSample | string {
-  const promptIds = ctx.tokenizer.encodeChat(messages);
-  const hintedPromptIds = training.hint === null ? undefined : ctx.tokenizer.encodeChat(appendHintToLastUser(messages, training.hint));
+): Promise<TrainSample | string> {
   const r = record.response;
-  const longest = Math.max(promptIds.length, hintedPromptIds?.length ?? 0) + r.tokenIds.length;
+  const hinted = training.hint === null ? 0 : await ctx.countPromptTokens(appendHintToLastUser(messages, training.hint));
+  const longest = Math.max(r.promptTokens, hinted) + r.tokenIds.length;
   if (longest > ctx.maxPositions) return `sequence of ${longest} tokens exceeds the model's ${ctx.maxPositions} positions`;
   const candidate = {
     sessionId,
     turn,
-    promptIds,
+    messages: messages.map((m) => ({ role: m.role, content: m.content })),
+    ...(training.hint !== null ? { hint: training.hint } : {}),
+    ...(r.promptIds !== undefined ? { promptIds: r.promptIds } : {}),
     responseIds: r.tokenIds,
-    forced: r.forced,
     logprobs: r.logprobs,
     topIds: r.topIds,
     topLogprobs: r.topLogprobs,
+    ...(r.forced !== undefined ? { forced: r.forced } : {}),
     reward: training.reward,
-    ...(hintedPromptIds ? { hintedPromptIds } : {}),
   };
   const parsed = trainSampleSchema.safeParse(candidate);
   if (!parsed.success) return `not trainable: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`;

@@ -13,38 +13,54 @@
 //
 // Durable: the journal records how many judged turns each step consumed
 // (`samplesThrough`), so after a crash the turns after the last step are fed
-// again and none is trained twice; the trainer resumes from the last step's
-// stored adapter.
+// again and none is trained twice; the trainer restores the last step's
+// checkpoint (adapter, optimizer moments, step), so the next step is the one
+// an uninterrupted run would have taken.
 import path from 'node:path';
 import type { RunJournal } from '../journal/runJournal';
 import type { ReleaseGate } from '../gate/releaseGate';
-import { niceOf, windowTurns, workerRole, type Recipe } from '../recipe/recipeSchema';
-import { loraModuleFromPeft } from '../weights/adapterSpec';
-import { SupervisedWorker } from '../workers/supervisedWorker';
-import { workerEntry } from '../workers/workerEntry';
+import { windowTurns, type Recipe } from '../recipe/recipeSchema';
+import type { RolePlacement } from '../devices/rolePlacement';
+import type { TrainerBackend, TrainerWorker } from '../backends/trainerBackend';
+import { trainerInitParams, type TrainerInitInput } from '../backends/trainerInitParams';
+import type { TrainerProtocol } from '../protocols/trainerProtocol';
+import type { ParamsOf, ResultOf } from '../workers/workerMessages';
+import type { TrainSample } from '../protocols/trainSample';
+import { WeightStore } from '../weights/weightStore';
 import { WorkerCallError } from '../workers/workerMessages';
-import { trainerProtocol } from '../../workers/embedded/trainer/trainerProtocol';
-import type { TrainSample } from '../../workers/embedded/trainer/trainSample';
+
+export type { TrainerWorker };
 
 export type TrainerFeedOptions = {
   runDir: string;
   journal: RunJournal;
   gate: ReleaseGate;
   recipe: Recipe;
+  /** The base model's folder and identity, as the trainer's init gets them. */
   modelDir: string;
+  baseSha256: string;
   /** Every judged turn of the completed sessions, in session order (read back from the run on resume). */
   samples: TrainSample[];
   onLog?: (line: string) => void;
   /** A failure the feed cannot record (the journal itself failed): the run must stop. */
   onFatal: (error: Error) => void;
-  /** The trainer worker; by default the embedded trainer's, supervised (unit tests pass a double). */
-  worker?: TrainerWorker;
-};
-
-export type TrainerWorker = Pick<SupervisedWorker<typeof trainerProtocol>, 'start' | 'call' | 'shutdown'>;
+} & (
+  | {
+      /** The recipe's trainer backend (the composition root's) and where its process runs. */
+      trainer: TrainerBackend;
+      placement: RolePlacement;
+    }
+  | {
+      /** A ready-made trainer worker (unit tests pass a double). */
+      worker: TrainerWorker;
+    }
+);
 
 export class TrainerFeed {
   private readonly worker: TrainerWorker;
+  /** What the trainer is initialised with (absent with a ready-made worker). */
+  private readonly init: TrainerInitInput | undefined;
+  private readonly store: WeightStore;
   private readonly all: TrainSample[];
   private consumed: number;
   /** Turns before this index never train again: a refused step's batch (bad input) stays out of later windows. */
@@ -57,6 +73,7 @@ export class TrainerFeed {
 
   constructor(private readonly options: TrainerFeedOptions) {
     this.all = [...options.samples];
+    this.store = new WeightStore(path.join(options.runDir, 'weights'));
     const steps = options.journal.events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
     const last = steps.at(-1);
     this.consumed = last?.samplesThrough ?? 0;
@@ -65,40 +82,42 @@ export class TrainerFeed {
     const lastTrained = [...steps].reverse().find((e) => e.type === 'trainer-step');
     this.resumeFrom = lastTrained?.type === 'trainer-step' ? lastTrained.candidate.version : undefined;
     this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
+    if ('worker' in options) {
+      this.worker = options.worker;
+      return;
+    }
     const { recipe } = options;
-    const t = recipe.trainer;
-    this.worker = options.worker ?? new SupervisedWorker({
-      name: 'trainer',
-      protocol: trainerProtocol,
-      entry: () => workerEntry('trainer'),
-      nice: niceOf(recipe.devices.trainer),
-      describe: workerRole('trainer', recipe.devices.trainer),
-      startTimeoutMs: 120_000,
-      // After every (re)start: the model, the store and the adapter of the last journaled step.
-      setup: async (connection) => {
-        await connection.call('init', {
-          modelDir: options.modelDir,
-          storeDir: path.join(options.runDir, 'weights'),
-          lora: { rank: t.lora.rank, alpha: t.lora.alpha, targets: t.lora.target_modules.map(loraModuleFromPeft) },
-          objective: {
-            temperature: 1,
-            clipLow: t.loss.clip_low,
-            clipHigh: t.loss.clip_high,
-            logRatioClamp: t.loss.log_ratio_clamp,
-            wRl: t.loss.w_rl,
-            wOpd: t.loss.w_opd,
-            klCoef: t.loss.kl_coef,
-            opdAdvantageClamp: t.loss.opd_advantage_clamp,
-            oldLogprobs: t.loss.old_logprobs,
-          },
-          optimizer: { lr: t.optimizer.lr, betas: t.optimizer.betas, weightDecay: t.optimizer.weight_decay },
-          seed: recipe.seed,
-          ...(this.resumeFrom ? { resumeFrom: this.resumeFrom } : {}),
-          maxTokensPerCall: 4096,
-        }, { timeoutMs: 120_000 });
-      },
+    const init = trainerInitParams(recipe, {
+      modelDir: options.modelDir,
+      baseSha256: options.baseSha256,
+      storeDir: this.store.root,
+      ...(options.trainer.maxTokensPerCall !== undefined ? { maxTokensPerCall: options.trainer.maxTokensPerCall } : {}),
+    });
+    this.init = init;
+    this.worker = options.trainer.createWorker({
+      placement: options.placement,
+      // After every (re)start: the model and the store, then the state of the last journaled step.
+      setup: (connection) => this.syncTrainer((method, params) => connection.call(method, params as never, { timeoutMs: 120_000 })),
       ...(options.onLog ? { onLog: (line: string) => options.onLog?.(`trainer: ${line}`) } : {}),
     });
+  }
+
+  /** Puts the trainer where the journal is: init, then the last journaled step's checkpoint. */
+  private async syncTrainer(call: <M extends 'init' | 'restore'>(method: M, params: ParamsOf<TrainerProtocol, M>) => Promise<ResultOf<TrainerProtocol, M>>): Promise<void> {
+    if (!this.init) return;
+    const started = await call('init', this.init);
+    if (started.baseSha256 !== this.options.baseSha256) {
+      throw new Error(`the trainer loaded base ${started.baseSha256.slice(0, 12)}…, the run is on ${this.options.baseSha256.slice(0, 12)}…`);
+    }
+    if (this.resumeFrom === undefined) return;
+    const restored = await call('restore', { version: this.resumeFrom });
+    if (restored.step !== this.lastStep) throw new Error(`the trainer restored ${this.resumeFrom} at step ${restored.step}, the journal says ${this.lastStep}`);
+    if (restored.restored !== 'checkpoint') this.options.onLog?.(`trainer: ${this.resumeFrom} has no checkpoint; resumed from its weights with fresh optimizer moments`);
+  }
+
+  /** The trainer process (the run's; bad candidates of the trainer-made kinds are asked of it too). */
+  get trainerWorker(): TrainerWorker {
+    return this.worker;
   }
 
   start(): Promise<void> {
@@ -168,7 +187,17 @@ export class TrainerFeed {
     try {
       const lr = learningRate(this.options.recipe.trainer.optimizer, this.lastStep + 1);
       const { report, candidate } = await this.worker.call('step', { samples, lr }, { timeoutMs: 600_000 });
-      const blob = path.relative(runDir, candidate.path);
+      // Fail closed on what another process wrote: the version must be complete in the store and be what the answer says.
+      const stored = await this.store.get(candidate.version).catch((error: unknown) => {
+        throw new WorkerCallError('bad_candidate', `the trainer's candidate ${candidate.version} is not complete in the weight store: ${(error as Error).message}`);
+      });
+      if (stored.sha256 !== candidate.sha256 || path.resolve(stored.path) !== path.resolve(candidate.path) || stored.manifest.step !== report.step) {
+        throw new WorkerCallError('bad_candidate', `the trainer answered ${candidate.version} (${candidate.sha256.slice(0, 12)}…, step ${report.step}); the store holds ${stored.sha256.slice(0, 12)}…, step ${stored.manifest.step}`);
+      }
+      if (stored.manifest.baseModelSha256 !== this.options.baseSha256) {
+        throw new WorkerCallError('bad_candidate', `the trainer's candidate ${candidate.version} names base ${stored.manifest.baseModelSha256.slice(0, 12)}…, not the run's`);
+      }
+      const blob = path.relative(runDir, stored.path);
       const stats = { lr: report.lr, loss: report.loss, pg: report.pg, opd: report.opd, kl: report.kl, klCoef: report.klCoef, gradNorm: report.gradNorm, updateNorm: report.updateNorm, tokens: report.tokens, seconds: report.seconds };
       await journal.append({
         type: 'trainer-step',
@@ -182,6 +211,11 @@ export class TrainerFeed {
       this.resumeFrom = candidate.version;
       this.lastStep = report.step;
       await gate.stage({ version: candidate.version, sha256: candidate.sha256, blob, source: { kind: 'trainer', step: report.step } });
+      // A resume restores the last journaled step, now this one: older checkpoints (megabytes each) go.
+      // Housekeeping only: one left behind costs disk, never correctness.
+      await this.store
+        .pruneCheckpoints([candidate.version])
+        .catch((error: unknown) => this.options.onLog?.(`trainer: could not remove old checkpoints: ${(error as Error).message}`));
     } catch (error) {
       // Fail closed: the batch makes no candidate; it is recorded and not retried.
       const code = error instanceof WorkerCallError ? error.code : 'error';
@@ -189,6 +223,8 @@ export class TrainerFeed {
       this.consumed = through;
       this.trainFrom = through;
       this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
+      // The trainer took a step the lab refused after the fact: put it back where the journal is.
+      if (code === 'bad_candidate') await this.syncTrainer((method, params) => this.worker.call(method, params as never, { timeoutMs: 120_000 }));
     }
   }
 }

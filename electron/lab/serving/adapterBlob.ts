@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { AdapterRef } from './engineClient';
+import type { AdapterRef } from '../protocols/engineProtocol';
 
 export const BASE_VERSION = 'base';
 

@@ -15,7 +15,7 @@ import {
   usageOf,
   type CompletionFrame,
 } from './chatCompletionResponse';
-import { EngineError, type EngineClient, type GenerateResult, type GeneratedTokens, type SamplingParams } from './engineClient';
+import { EngineError, type EngineClient, type GenerateResult, type GeneratedTokens, type SamplingParams } from '../protocols/engineProtocol';
 import type { GatewayTokenizer } from './gatewayTokenizer';
 import { badRequest, notFound, OpenAiError, serverError, toOpenAiError } from './openAiError';
 import type { ServingLease, ServingState } from './servingState';
@@ -51,14 +51,25 @@ type PreparedRequest = {
   topLogprobs: number;
 };
 
-export function prepareChatCompletion(ctx: ChatCompletionContext, body: unknown, headers: IncomingHttpHeaders): PreparedRequest {
+type ParsedRequest = Pick<PreparedRequest, 'request' | 'turn' | 'messages'>;
+
+/** Validates the body and the headers (400/404 before anything waits on the engine). */
+function parseChatCompletion(ctx: ChatCompletionContext, body: unknown, headers: IncomingHttpHeaders): ParsedRequest {
   const request = parseChatCompletionRequest(body);
   const turn = parseTurnHeaders(headers);
   if (request.model !== ctx.modelId) {
     throw notFound(`The model '${request.model}' does not exist; this gateway serves '${ctx.modelId}'.`, 'model_not_found', 'model');
   }
-  const messages = toEngineMessages(request.messages);
-  const promptTokens = ctx.tokenizer.countPromptTokens(messages);
+  return { request, turn, messages: toEngineMessages(request.messages) };
+}
+
+/**
+ * Sizes the request against the context, with the prompt counted by the
+ * serving engine itself (its chat template): refuses an overflow, and gives a
+ * request without max_tokens the rest of the context.
+ */
+async function fitToContext(ctx: ChatCompletionContext, { request, turn, messages }: ParsedRequest): Promise<PreparedRequest> {
+  const promptTokens = await ctx.tokenizer.countPromptTokens(messages);
   const maxPositions = ctx.tokenizer.maxPositions;
   const requestedMax = request.max_completion_tokens ?? request.max_tokens ?? null;
   const room = maxPositions - promptTokens;
@@ -98,9 +109,11 @@ export async function handleChatCompletion(
   response: ServerResponse,
   receivedAt: number,
 ): Promise<void> {
-  const prepared = prepareChatCompletion(ctx, body, headers);
+  const parsed = parseChatCompletion(ctx, body, headers);
   const lease = await ctx.serving.acquire();
   try {
+    // Counted under the lease: the engine that counts is the one that will answer.
+    const prepared = await fitToContext(ctx, parsed);
     if (prepared.request.stream) await streamCompletion(ctx, prepared, lease, response, receivedAt);
     else await answerCompletion(ctx, prepared, lease, response, receivedAt);
   } finally {

@@ -4,7 +4,7 @@
  * `logprobs` block (token strings, UTF-8 bytes, log-probs, top alternatives).
  */
 import { randomBytes } from 'node:crypto';
-import type { GeneratedTokens } from './engineClient';
+import type { GeneratedTokens } from '../protocols/engineProtocol';
 import type { GatewayTokenizer } from './gatewayTokenizer';
 
 export type TopLogprob = { token: string; logprob: number; bytes: number[] };

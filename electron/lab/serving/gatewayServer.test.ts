@@ -13,7 +13,7 @@ import { request as httpRequest } from 'node:http';
 import { startGateway, type Gateway } from './gatewayServer';
 import { ServingState } from './servingState';
 import { EngineDouble, WordTokenizerDouble, gate } from './test/engineDouble';
-import { EngineError } from './engineClient';
+import { EngineError } from '../protocols/engineProtocol';
 import type { TurnRecord } from './turnLog';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -323,6 +323,13 @@ describe('models and health', () => {
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', version: 'base', sha256: null });
     expect((await raw('/healthz', { method: 'GET', headers: { authorization: '' } })).status).toBe(401);
+  });
+
+  it('reports 503 while its engine says it is not healthy (the engine protocol’s health)', async () => {
+    engine.closed = true;
+    const health = await raw('/healthz', { method: 'GET' });
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body)).toMatchObject({ status: 'unavailable', engine: { ok: false } });
   });
 });
 

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleChatCompletion, VERSION_HEADER, type ChatCompletionContext, type DefaultSampling } from './chatCompletionHandler';
-import type { EngineClient } from './engineClient';
+import type { EngineClient } from '../protocols/engineProtocol';
 import type { GatewayTokenizer } from './gatewayTokenizer';
 import { methodNotAllowed, notFound, toOpenAiError } from './openAiError';
 import { checkBearerToken, checkHost, parseJsonBody, readBody } from './requestGuards';
@@ -82,7 +82,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (path === '/healthz') {
       if (method !== 'GET') throw methodNotAllowed(method, path);
-      return sendJson(response, 200, { status: 'ok', model: ctx.modelId, version: version.version, sha256: version.sha256, inFlight: ctx.serving.inFlight }, version.version);
+      // The engine's own health (engine protocol): a gateway whose engine cannot answer is not healthy.
+      const engine = await ctx.engine.health().catch((error: unknown) => ({ ok: false, version: null, pending: 0, error: (error as Error).message }));
+      const body = { status: engine.ok ? 'ok' : 'unavailable', model: ctx.modelId, version: version.version, sha256: version.sha256, inFlight: ctx.serving.inFlight, engine };
+      return sendJson(response, engine.ok ? 200 : 503, body, version.version);
     }
     throw notFound(`Unknown path ${path}.`, 'unknown_url');
   };

@@ -13,7 +13,7 @@
  * `promote` or `rollback` has written the pointer.
  */
 import { BASE_VERSION, verifyAdapterBlob } from './adapterBlob';
-import type { AdapterRef, EngineClient } from './engineClient';
+import type { AdapterRef, EngineClient } from '../protocols/engineProtocol';
 
 export type ServingVersion = { version: string; sha256: string | null };
 

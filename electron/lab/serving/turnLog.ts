@@ -5,7 +5,7 @@
  * append hook, journaled by the run.
  */
 import type { EngineChatMessage } from './chatCompletionRequest';
-import type { SamplingParams } from './engineClient';
+import type { SamplingParams } from '../protocols/engineProtocol';
 
 export const turnTypes = ['main', 'side'] as const;
 export type TurnType = (typeof turnTypes)[number];
@@ -30,8 +30,10 @@ export type TurnRecord = {
     logprobs: number[];
     topIds: number[][];
     topLogprobs: number[][];
-    /** Calculator tokens the engine inserted; they never enter a loss. */
-    forced: boolean[];
+    /** Embedded engine only: calculator tokens the engine inserted; they never enter a loss. */
+    forced?: boolean[];
+    /** The prompt ids the engine built, when it reports them. */
+    promptIds?: number[];
     finishReason: 'stop' | 'length';
     promptTokens: number;
     completionTokens: number;
@@ -41,7 +43,7 @@ export type TurnRecord = {
   sha256: string | null;
   startedAt: string;
   timings: {
-    /** Waiting for a lease (non-zero only while a swap is in progress). */
+    /** Before the engine call: waiting for a lease (long only while a swap is in progress) and the engine counting the prompt. */
     queueMs: number;
     /** From the engine call to its result. */
     engineMs: number;

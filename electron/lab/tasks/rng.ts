@@ -56,3 +56,8 @@ export function deriveSeed(seed: number, label: string): number {
   }
   return h >>> 0;
 }
+
+/** The seed of the i-th reply of round (or step) k of an on-policy loop: fixed by (seed, k, i), so the loop is repeatable. */
+export function rolloutSeed(seed: number, round: number, i: number): number {
+  return (seed * 1_000_003 + round * 10_007 + i * 101) % 2_147_483_647;
+}

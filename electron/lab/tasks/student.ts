@@ -1,3 +1,4 @@
+import type { Verdict } from '../judge/criterion';
 import type { Rng } from './rng';
 import type { Task } from './task';
 
@@ -20,6 +21,13 @@ export const VIOLATION_KINDS = [
   'no-reply', 'no-shown-work', 'no-gold-answer',
 ] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
+
+/** What the student reacts to in a reply: each marker kind the criterion saw and each non-style failure. */
+export function violationKinds(verdict: Verdict): ViolationKind[] {
+  const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
+  for (const failure of verdict.failures) if (failure !== 'style') kinds.add(failure);
+  return [...kinds];
+}
 
 /** The kinds that are about formatting (an AI look), as opposed to missing work. */
 export type StyleKind = Exclude<ViolationKind, 'no-reply' | 'no-shown-work' | 'no-gold-answer'>;

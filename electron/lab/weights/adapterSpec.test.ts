@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LoraParams } from '../../workers/embedded/trainer/loraParams';
-import { peftAdapterConfig, peftTensors, serializePeftAdapter } from '../../workers/embedded/trainer/peftAdapter';
 import { adapterSpec, adapterSpecProblems, peftTensorName } from './adapterSpec';
-import { policyShape, type PolicyShape } from './policyConfig';
-import { parseSafetensors, serializeSafetensors } from './safetensors';
+import { peftAdapterConfig } from './peftAdapterFormat';
+import { moduleDims, policyConfigSchema, policyShape, type PolicyShape } from './policyConfig';
+import { parseSafetensors, serializeSafetensors, type WritableTensor } from './safetensors';
 
 const shape: PolicyShape = policyShape({
   vocab_size: 50,
@@ -15,6 +14,36 @@ const shape: PolicyShape = policyShape({
   rms_norm_eps: 1e-5,
   rope_theta: 10000,
   tie_word_embeddings: true,
+});
+
+/** SmolLM2-135M-Instruct's config.json (grouped-query attention: 9 query heads, 3 key/value heads). */
+const smolLm2 = policyConfigSchema.parse({
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 576,
+  intermediate_size: 1536,
+  max_position_embeddings: 8192,
+  num_attention_heads: 9,
+  num_hidden_layers: 30,
+  num_key_value_heads: 3,
+  rms_norm_eps: 1e-5,
+  rope_theta: 100000,
+  tie_word_embeddings: true,
+  vocab_size: 49152,
+});
+
+/** Qwen3-4B's (head_dim given, not hidden / heads; untied embeddings). */
+const qwen3 = policyConfigSchema.parse({
+  hidden_size: 2560,
+  head_dim: 128,
+  intermediate_size: 9728,
+  max_position_embeddings: 262144,
+  num_attention_heads: 32,
+  num_hidden_layers: 36,
+  num_key_value_heads: 8,
+  rms_norm_eps: 1e-6,
+  rope_theta: 5000000,
+  tie_word_embeddings: false,
+  vocab_size: 151936,
 });
 
 describe('the adapter spec', () => {
@@ -37,35 +66,40 @@ describe('the adapter spec', () => {
     expect(new Set(spec.map((s) => s.dtype))).toEqual(new Set(['F32']));
   });
 
-  it('a written adapter matches its spec; wrong shape, missing, extra and dtype are each reported', () => {
-    const settings = { rank: 4, alpha: 8, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'] as const };
-    const params = LoraParams.init(shape, { ...settings, targets: [...settings.targets] }, 3);
-    const spec = adapterSpec(shape, { ...settings, targets: [...settings.targets] });
-    expect(adapterSpecProblems(parseSafetensors(serializePeftAdapter(params)), spec)).toEqual([]);
-
-    const tensors = peftTensors(params);
-    const q0 = peftTensorName(0, 'q', 'A');
-    tensors.set(q0, { shape: [5, 16], data: new Float32Array(80) });
-    tensors.delete(peftTensorName(1, 'up', 'B'));
-    tensors.set('base_model.model.lm_head.lora_A.weight', { shape: [1, 1], data: new Float32Array(1) });
-    const problems = adapterSpecProblems(parseSafetensors(serializeSafetensors(tensors)), spec);
-    expect(problems).toEqual([
-      `${q0}: shape [5,16], expected [4,16]`,
-      `missing tensor ${peftTensorName(1, 'up', 'B')}`,
-      'unexpected tensor base_model.model.lm_head.lora_A.weight',
-    ]);
+  it('grouped-query attention: q and o from the query heads, k and v from the key/value heads', () => {
+    const s = policyShape(smolLm2);
+    expect(s).toMatchObject({ numHeads: 9, numKvHeads: 3, headDim: 64, tiedEmbeddings: true });
+    expect(moduleDims(s, 'q')).toEqual({ in: 576, out: 576 });
+    expect(moduleDims(s, 'k')).toEqual({ in: 576, out: 192 });
+    expect(moduleDims(s, 'v')).toEqual({ in: 576, out: 192 });
+    expect(moduleDims(s, 'o')).toEqual({ in: 576, out: 576 });
+    expect(moduleDims(s, 'down')).toEqual({ in: 1536, out: 576 });
+    const spec = adapterSpec(s, { rank: 16, alpha: 32, targets: ['k', 'v'] });
+    expect(spec).toHaveLength(30 * 2 * 2);
+    expect(spec.find((x) => x.name === 'base_model.model.model.layers.29.self_attn.k_proj.lora_B.weight')?.shape).toEqual([192, 16]);
   });
 
-  it('PEFT initialisation: A uniform in ±1/√in, B zero, seeded', () => {
-    const params = LoraParams.init(shape, { rank: 4, alpha: 8, targets: ['gate', 'down'] }, 9);
-    const gateA = params.tensors.get('lora.0.gate.A')?.data ?? new Float64Array();
-    const downA = params.tensors.get('lora.1.down.A')?.data ?? new Float64Array();
-    expect(Math.max(...gateA.map(Math.abs))).toBeLessThanOrEqual(1 / Math.sqrt(16));
-    expect(Math.max(...gateA.map(Math.abs))).toBeGreaterThan(0.8 / Math.sqrt(16));
-    expect(Math.max(...downA.map(Math.abs))).toBeLessThanOrEqual(1 / Math.sqrt(40));
-    expect([...(params.tensors.get('lora.0.gate.B')?.data ?? [])].every((v) => v === 0)).toBe(true);
-    expect(LoraParams.init(shape, { rank: 4, alpha: 8, targets: ['gate', 'down'] }, 9).tensors.get('lora.0.gate.A')?.data).toEqual(gateA);
-    expect(params.scale).toBe(2);
+  it('head_dim given and untied embeddings (Qwen3-4B): attention is heads × head_dim wide, not hidden_size', () => {
+    const s = policyShape(qwen3);
+    expect(s).toMatchObject({ headDim: 128, numKvHeads: 8, tiedEmbeddings: false });
+    expect(moduleDims(s, 'q')).toEqual({ in: 2560, out: 4096 });
+    expect(moduleDims(s, 'k')).toEqual({ in: 2560, out: 1024 });
+    expect(moduleDims(s, 'o')).toEqual({ in: 4096, out: 2560 });
+  });
+
+  it('refuses a config whose query heads are not a multiple of its key/value heads', () => {
+    expect(policyConfigSchema.safeParse({ ...smolLm2, num_key_value_heads: 2 }).success).toBe(false);
+  });
+
+  it('a BF16 or F16 adapter matches a spec of its dtype, and only that', () => {
+    for (const dtype of ['BF16', 'F16'] as const) {
+      const spec = adapterSpec(shape, { rank: 2, alpha: 4, targets: ['q'], dtype });
+      const tensors = new Map<string, WritableTensor>(spec.map((x) => [x.name, { shape: x.shape, data: new Float32Array(x.shape[0] * x.shape[1]).fill(0.25), dtype }]));
+      const file = parseSafetensors(serializeSafetensors(tensors));
+      expect(adapterSpecProblems(file, spec)).toEqual([]);
+      const f32 = adapterSpec(shape, { rank: 2, alpha: 4, targets: ['q'] });
+      expect(adapterSpecProblems(file, f32)[0]).toBe(`${peftTensorName(0, 'q', 'A')}: dtype ${dtype}, expected F32`);
+    }
   });
 
   it('adapter_config.json carries what PEFT needs', () => {
@@ -74,13 +108,9 @@ describe('the adapter spec', () => {
       r: 16,
       lora_alpha: 32,
       target_modules: ['q_proj', 'down_proj'],
+      use_rslora: false,
+      use_dora: false,
       base_model_name_or_path: 'assets/models/policy',
     });
-  });
-
-  it('refuses to write non-finite weights', () => {
-    const params = LoraParams.init(shape, { rank: 2, alpha: 2, targets: ['q'] }, 1);
-    (params.tensors.get('lora.0.q.B')?.data as Float64Array)[0] = Number.POSITIVE_INFINITY;
-    expect(() => serializePeftAdapter(params)).toThrow(/non-finite/);
   });
 });

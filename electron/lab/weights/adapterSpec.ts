@@ -4,6 +4,7 @@
  * (docs/internals.md, "Candidates and the weight store"). The trainer writes
  * to this spec; the gate's verify step checks blobs against it.
  */
+import type { AdapterDtype } from '../protocols/trainerProtocol';
 import type { SafetensorsFile } from './safetensors';
 import { LORA_MODULES, moduleDims, type LoraModule, type PolicyShape } from './policyConfig';
 
@@ -14,15 +15,17 @@ export interface AdapterTensorSpec {
   readonly layer: number;
   readonly module: LoraModule;
   readonly part: LoraPart;
-  /** A: [rank, in]; B: [out, rank]. */
+  /** A: [rank, in]; B: [out, rank] (in/out of the base weight: grouped-query k/v are narrower). */
   readonly shape: readonly [number, number];
-  readonly dtype: 'F32';
+  readonly dtype: AdapterDtype;
 }
 
 export interface LoraSettings {
   readonly rank: number;
   readonly alpha: number;
   readonly targets: readonly LoraModule[];
+  /** The dtype the trainer writes (default F32). */
+  readonly dtype?: AdapterDtype;
 }
 
 /** PEFT's name for a module's LoRA factor. */
@@ -48,12 +51,13 @@ export function adapterSpec(shape: PolicyShape, lora: LoraSettings): AdapterTens
   if (!Number.isInteger(lora.rank) || lora.rank < 1) throw new Error(`LoRA rank must be a positive integer, got ${lora.rank}`);
   if (lora.targets.length === 0) throw new Error('LoRA needs at least one target module');
   const targets = LORA_MODULES.filter((m) => lora.targets.includes(m));
+  const dtype = lora.dtype ?? 'F32';
   const out: AdapterTensorSpec[] = [];
   for (let layer = 0; layer < shape.numLayers; layer += 1) {
     for (const module of targets) {
       const dims = moduleDims(shape, module);
-      out.push({ name: peftTensorName(layer, module, 'A'), layer, module, part: 'A', shape: [lora.rank, dims.in], dtype: 'F32' });
-      out.push({ name: peftTensorName(layer, module, 'B'), layer, module, part: 'B', shape: [dims.out, lora.rank], dtype: 'F32' });
+      out.push({ name: peftTensorName(layer, module, 'A'), layer, module, part: 'A', shape: [lora.rank, dims.in], dtype });
+      out.push({ name: peftTensorName(layer, module, 'B'), layer, module, part: 'B', shape: [dims.out, lora.rank], dtype });
     }
   }
   return out;

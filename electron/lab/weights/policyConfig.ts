@@ -1,7 +1,10 @@
 /**
- * The embedded policy's `config.json` (HF LlamaConfig-shaped, docs/internals.md)
- * and the shapes that follow from it. The adapter spec, the trainer and the
- * gate's verify step all derive tensor shapes from here, never from a blob.
+ * A Llama-family model's `config.json` (Hugging Face LlamaConfig-shaped: the
+ * embedded policy's, SmolLM2's, Qwen's) and the shapes that follow from it —
+ * grouped-query attention and untied embeddings included. The adapter spec,
+ * the trainers and the gate's verify step all derive tensor shapes from here,
+ * never from a blob. (What a particular backend cannot run, e.g. the
+ * embedded graphs' tied embeddings, that backend checks itself.)
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -15,15 +18,18 @@ export const policyConfigSchema = z
     intermediate_size: positiveInt,
     num_hidden_layers: positiveInt,
     num_attention_heads: positiveInt,
+    /** Grouped-query attention: fewer key/value heads than query heads (absent = as many). */
     num_key_value_heads: positiveInt.optional(),
+    /** Per-head width when it is not hidden_size / num_attention_heads (e.g. Qwen3). */
+    head_dim: positiveInt.optional(),
     max_position_embeddings: positiveInt,
     rms_norm_eps: z.number().positive(),
     rope_theta: z.number().positive(),
-    tie_word_embeddings: z.boolean(),
+    /** Absent in some configs: transformers' default for Llama is untied (false). */
+    tie_word_embeddings: z.boolean().default(false),
   })
-  .refine((c) => c.hidden_size % c.num_attention_heads === 0, 'hidden_size must be a multiple of num_attention_heads')
-  .refine((c) => (c.num_key_value_heads ?? c.num_attention_heads) === c.num_attention_heads, 'grouped-query attention is not supported')
-  .refine((c) => c.tie_word_embeddings, 'the embedded policy ties its embeddings');
+  .refine((c) => c.head_dim !== undefined || c.hidden_size % c.num_attention_heads === 0, 'hidden_size must be a multiple of num_attention_heads (or head_dim given)')
+  .refine((c) => c.num_attention_heads % (c.num_key_value_heads ?? c.num_attention_heads) === 0, 'num_attention_heads must be a multiple of num_key_value_heads');
 
 export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 
@@ -36,18 +42,26 @@ export interface PolicyShape {
   readonly hiddenSize: number;
   readonly intermediateSize: number;
   readonly numLayers: number;
+  /** Query heads. */
   readonly numHeads: number;
+  /** Key/value heads (= numHeads without grouped-query attention). */
+  readonly numKvHeads: number;
+  readonly headDim: number;
   readonly maxPositions: number;
+  readonly tiedEmbeddings: boolean;
 }
 
-export function policyShape(config: PolicyConfig): PolicyShape {
+export function policyShape(config: z.input<typeof policyConfigSchema>): PolicyShape {
   return {
     vocabSize: config.vocab_size,
     hiddenSize: config.hidden_size,
     intermediateSize: config.intermediate_size,
     numLayers: config.num_hidden_layers,
     numHeads: config.num_attention_heads,
+    numKvHeads: config.num_key_value_heads ?? config.num_attention_heads,
+    headDim: config.head_dim ?? config.hidden_size / config.num_attention_heads,
     maxPositions: config.max_position_embeddings,
+    tiedEmbeddings: config.tie_word_embeddings ?? false,
   };
 }
 
@@ -55,12 +69,16 @@ export function policyShape(config: PolicyConfig): PolicyShape {
 export function moduleDims(shape: PolicyShape, module: LoraModule): { readonly in: number; readonly out: number } {
   const d = shape.hiddenSize;
   const f = shape.intermediateSize;
+  const attention = shape.numHeads * shape.headDim;
+  const keyValue = shape.numKvHeads * shape.headDim;
   switch (module) {
     case 'q':
+      return { in: d, out: attention };
     case 'k':
     case 'v':
+      return { in: d, out: keyValue };
     case 'o':
-      return { in: d, out: d };
+      return { in: attention, out: d };
     case 'gate':
     case 'up':
       return { in: d, out: f };

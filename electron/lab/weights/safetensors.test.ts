@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseSafetensors, readSafetensors, serializeSafetensors, toFloat32, writeSafetensors } from './safetensors';
+import { floatToBfloat16, floatToHalf, parseSafetensors, readSafetensors, serializeSafetensors, toFloat32, toFloat64, writeSafetensors } from './safetensors';
 
 function build(header: object, data: Uint8Array): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(header));
@@ -79,5 +79,35 @@ describe('safetensors', () => {
 
   it('refuses to write inconsistent tensors', () => {
     expect(() => serializeSafetensors({ w: { shape: [3], data: new Float32Array(2) } })).toThrow(/holds 3/);
+  });
+});
+
+describe('writing the narrower float types', () => {
+  it('round-trips F16 and BF16 to the nearest representable value, NaN and ±Inf included', () => {
+    const values = Float32Array.from([0, -0, 1, -2.5, 0.1, 65504, 1e-7, 3.14159, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+    for (const dtype of ['F16', 'BF16'] as const) {
+      const file = parseSafetensors(serializeSafetensors({ t: { shape: [values.length], data: values, dtype } }));
+      expect(file.tensors.get('t')?.dtype).toBe(dtype);
+      const back = toFloat32('t', file.tensors.get('t')!).data;
+      const relative = dtype === 'F16' ? 2 ** -11 : 2 ** -8;
+      values.forEach((v, i) => {
+        const b = back[i] as number;
+        if (Number.isNaN(v)) expect(Number.isNaN(b)).toBe(true);
+        else if (!Number.isFinite(v)) expect(b).toBe(v);
+        else if (dtype === 'F16' && Math.abs(v) < 2 ** -14) expect(Math.abs(b - v)).toBeLessThanOrEqual(2 ** -25); // subnormal: half a step of 2^-24
+        else expect(Math.abs(b - v)).toBeLessThanOrEqual(relative * Math.abs(v));
+      });
+    }
+    expect(floatToHalf(1)).toBe(0x3c00);
+    expect(floatToHalf(65520)).toBe(0x7c00); // rounds up past the largest half: infinity
+    expect(floatToBfloat16(1)).toBe(0x3f80);
+    expect(floatToBfloat16(1 + 2 ** -8)).toBe(0x3f80); // a tie rounds to even
+  });
+
+  it('writes float64 exactly (the trainer checkpoint) and reads it back as float64', () => {
+    const data = Float64Array.from([Math.PI, 1e-300, -123456789.123456789]);
+    const file = parseSafetensors(serializeSafetensors({ x: { shape: [3], data } }));
+    expect(file.tensors.get('x')?.dtype).toBe('F64');
+    expect(toFloat64('x', file.tensors.get('x')!)).toEqual(data);
   });
 });

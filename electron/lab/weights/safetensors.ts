@@ -37,10 +37,20 @@ export interface RawTensor {
   readonly bytes: Uint8Array;
 }
 
-/** A float32 tensor, the only kind GateLab writes. */
+/** A float32 tensor. */
 export interface Float32Tensor {
   readonly shape: readonly number[];
   readonly data: Float32Array;
+}
+
+/** The float dtypes GateLab writes: adapters in F32, BF16 or F16, trainer checkpoints in F64. */
+export type WritableDtype = 'F32' | 'BF16' | 'F16' | 'F64';
+
+/** A tensor to write: float values and the dtype to store them in (default F64 for Float64Array data, F32 otherwise). */
+export interface WritableTensor {
+  readonly shape: readonly number[];
+  readonly data: Float32Array | Float64Array;
+  readonly dtype?: WritableDtype;
 }
 
 export interface SafetensorsFile {
@@ -195,6 +205,54 @@ export function toFloat32(name: string, tensor: RawTensor): Float32Tensor {
   return { shape, data };
 }
 
+/** A raw tensor as float64 (F64 exactly; the narrower float types widened). */
+export function toFloat64(name: string, tensor: RawTensor): Float64Array {
+  if (tensor.dtype !== 'F64') return Float64Array.from(toFloat32(name, tensor).data);
+  const view = new DataView(tensor.bytes.buffer, tensor.bytes.byteOffset, tensor.bytes.byteLength);
+  const out = new Float64Array(elementCount(tensor.shape));
+  for (let i = 0; i < out.length; i += 1) out[i] = view.getFloat64(i * 8, true);
+  return out;
+}
+
+/** IEEE binary16 bits of a number, rounded to nearest even (NaN stays NaN, overflow becomes ±Inf). */
+export function floatToHalf(value: number): number {
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  f32[0] = value;
+  const x = u32[0] as number;
+  const sign = (x >>> 16) & 0x8000;
+  const exponent = (x >>> 23) & 0xff;
+  const mantissa = x & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa !== 0 ? 0x200 : 0);
+  const e = exponent - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    const m = mantissa | 0x800000;
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    let rounded = m >>> shift;
+    const rest = m & ((1 << shift) - 1);
+    if (rest > half || (rest === half && (rounded & 1) === 1)) rounded += 1;
+    return sign | rounded;
+  }
+  let bits = (e << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (bits & 1) === 1)) bits += 1; // may carry into the exponent: still right
+  return sign | bits;
+}
+
+/** bfloat16 bits of a number: the float32's upper half, rounded to nearest even (NaN kept quiet). */
+export function floatToBfloat16(value: number): number {
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  f32[0] = value;
+  const x = u32[0] as number;
+  if (Number.isNaN(value)) return ((x >>> 16) & 0x8000) | 0x7fc0;
+  const rounding = 0x7fff + ((x >>> 16) & 1);
+  return ((x + rounding) >>> 16) & 0xffff;
+}
+
 function halfToFloat(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exponent = (h >> 10) & 0x1f;
@@ -205,28 +263,33 @@ function halfToFloat(h: number): number {
 }
 
 /**
- * Serialises float32 tensors. Tensors are written in name order (as the
- * reference implementation does) so the same content gives the same bytes
- * — and therefore the same sha256 in the content-addressed weight store.
- * The header is padded with spaces to a multiple of 8 bytes.
+ * Serialises float tensors, each in its dtype (see WritableTensor). Tensors
+ * are written in name order (as the reference implementation does) so the
+ * same content gives the same bytes — and therefore the same sha256 in the
+ * content-addressed weight store. The header is padded with spaces to a
+ * multiple of 8 bytes.
  */
 export function serializeSafetensors(
-  tensors: ReadonlyMap<string, Float32Tensor> | Readonly<Record<string, Float32Tensor>>,
+  tensors: ReadonlyMap<string, WritableTensor> | Readonly<Record<string, WritableTensor>>,
   metadata: Readonly<Record<string, string>> = {},
 ): Uint8Array {
-  const entries = (tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors)) as Array<[string, Float32Tensor]>;
+  const entries = (tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors)) as Array<[string, WritableTensor]>;
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) header.__metadata__ = { ...metadata };
   let offset = 0;
+  const layout: Array<{ tensor: WritableTensor; dtype: WritableDtype }> = [];
   for (const [name, tensor] of entries) {
     if (name === '__metadata__') throw new SafetensorsError('"__metadata__" is not a valid tensor name');
     const n = elementCount(tensor.shape);
     if (n !== tensor.data.length) {
       throw new SafetensorsError(`tensor ${name}: shape ${JSON.stringify(tensor.shape)} holds ${n} values, data has ${tensor.data.length}`);
     }
-    header[name] = { dtype: 'F32', shape: [...tensor.shape], data_offsets: [offset, offset + n * 4] };
-    offset += n * 4;
+    const dtype = tensor.dtype ?? (tensor.data instanceof Float64Array ? 'F64' : 'F32');
+    const bytes = n * DTYPE_BYTES[dtype];
+    header[name] = { dtype, shape: [...tensor.shape], data_offsets: [offset, offset + bytes] };
+    layout.push({ tensor, dtype });
+    offset += bytes;
   }
   let headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const padded = Math.ceil(headerBytes.length / 8) * 8;
@@ -240,24 +303,43 @@ export function serializeSafetensors(
   view.setBigUint64(0, BigInt(headerBytes.length), true);
   out.set(headerBytes, 8);
   let cursor = 8 + headerBytes.length;
-  for (const [, tensor] of entries) {
-    if (LITTLE_ENDIAN_HOST) {
-      out.set(new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength), cursor);
-      cursor += tensor.data.byteLength;
+  for (const { tensor, dtype } of layout) {
+    const { data } = tensor;
+    if (LITTLE_ENDIAN_HOST && ((dtype === 'F32' && data instanceof Float32Array) || (dtype === 'F64' && data instanceof Float64Array))) {
+      out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), cursor);
+      cursor += data.byteLength;
       continue;
     }
-    for (let i = 0; i < tensor.data.length; i += 1) {
-      view.setFloat32(cursor, tensor.data[i] as number, true);
-      cursor += 4;
+    for (let i = 0; i < data.length; i += 1) {
+      const v = data[i] as number;
+      switch (dtype) {
+        case 'F32':
+          view.setFloat32(cursor, v, true);
+          break;
+        case 'F64':
+          view.setFloat64(cursor, v, true);
+          break;
+        case 'F16':
+          view.setUint16(cursor, floatToHalf(v), true);
+          break;
+        case 'BF16':
+          view.setUint16(cursor, floatToBfloat16(v), true);
+          break;
+        default: {
+          const unreachable: never = dtype;
+          throw new SafetensorsError(`unknown dtype ${String(unreachable)}`);
+        }
+      }
+      cursor += DTYPE_BYTES[dtype];
     }
   }
   return out;
 }
 
-/** Writes float32 tensors to `path`, fsynced before returning. */
+/** Writes float tensors to `path`, fsynced before returning. */
 export async function writeSafetensors(
   path: string,
-  tensors: ReadonlyMap<string, Float32Tensor> | Readonly<Record<string, Float32Tensor>>,
+  tensors: ReadonlyMap<string, WritableTensor> | Readonly<Record<string, WritableTensor>>,
   metadata: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   const bytes = serializeSafetensors(tensors, metadata);

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -69,5 +69,22 @@ describe('the content-addressed weight store', () => {
     const store = new WeightStore(dir);
     expect(() => store.blobPath('../etc')).toThrow(/not a sha256/);
     expect(() => store.versionDir('v1-../../x')).toThrow(/not a version id/);
+  });
+  it('keeps a trainer checkpoint beside its version, checked on read, and prunes the ones a resume no longer needs', async () => {
+    const store = new WeightStore(dir);
+    const state = new Uint8Array([1, 2, 3, 4]);
+    const first = await store.putCheckpoint('v1-0000aaaa', { step: 1, format: 'test/1', files: new Map([['state.bin', state]]) });
+    expect(first).toBe(store.checkpointDir('v1-0000aaaa'));
+    await store.putCheckpoint('v2-0000bbbb', { step: 2, format: 'test/1', files: new Map([['state.bin', new Uint8Array([5])]]) });
+    const read = await store.getCheckpoint('v1-0000aaaa');
+    expect(read?.manifest).toMatchObject({ version: 'v1-0000aaaa', step: 1, format: 'test/1', files: { 'state.bin': { sha256: sha256Hex(state), bytes: 4 } } });
+    expect(read?.files.get('state.bin')).toEqual(Buffer.from(state));
+    expect(await store.getCheckpoint('v3-0000cccc')).toBeNull();
+    // A damaged file is refused, not restored from.
+    await writeFile(join(store.checkpointDir('v1-0000aaaa'), 'state.bin'), new Uint8Array([9, 9, 9, 9]));
+    await expect(store.getCheckpoint('v1-0000aaaa')).rejects.toThrow(/does not match its recorded sha256/);
+    await expect(store.putCheckpoint('v4-0000dddd', { step: 4, format: 'test/1', files: new Map([['../escape', state]]) })).rejects.toThrow(/not a checkpoint file name/);
+    await store.pruneCheckpoints(['v2-0000bbbb']);
+    expect(await readdir(join(dir, 'checkpoints'))).toEqual(['v2-0000bbbb']);
   });
 });

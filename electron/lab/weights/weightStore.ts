@@ -5,6 +5,10 @@
  *   blobs/<sha256>.safetensors            the adapter bytes, named by their hash
  *   versions/<version>/adapter_config.json PEFT's config
  *   versions/<version>/manifest.json       base hash, step, data range, loss, blob hash
+ *   checkpoints/<version>/checkpoint.json  the trainer's state saved with a candidate (its other files beside it)
+ *
+ * (The layout, every manifest field and the checkpoint's are specified for
+ * trainers in any language in electron/lab/protocols/trainerProtocol.ts.)
  *
  * A version id is `v<step>-<first 8 hex of the blob's sha256>`. Every file is
  * written to a temporary name, fsynced and renamed, and the manifest is
@@ -15,23 +19,31 @@ import { createHash, randomBytes } from 'node:crypto';
 import { copyFile, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { checkpointManifestSchema, type CheckpointManifest } from '../protocols/trainerProtocol';
 
 const sha256Pattern = /^[0-9a-f]{64}$/;
 const versionPattern = /^v(\d+)-([0-9a-f]{8})$/;
 
 export const candidateManifestSchema = z.strictObject({
+  /** `v<step>-<first 8 hex of blobSha256>`; the folder's name. */
   version: z.string().regex(versionPattern),
   kind: z.enum(['trainer', 'injected']).describe('trainer = produced by an optimizer step; injected = a deliberately bad candidate'),
   /** What was injected or how it was made (e.g. "reward-inverted"); free text. */
   note: z.string().optional(),
+  /** sha256 (lowercase hex) of blobs/<blobSha256>.safetensors. */
   blobSha256: z.string().regex(sha256Pattern),
   blobBytes: z.int().positive(),
+  /** The run's base (run-started.baseVersion.sha256; the trainer's init.baseSha256). */
   baseModelSha256: z.string().regex(sha256Pattern),
+  /** Optimizer steps behind the adapter (0 for an adapter not made by steps). */
   step: z.int().min(0),
-  /** The judged turns the candidate was trained on (session ids, in order), cumulative over its steps. */
+  /** The judged turns the candidate was trained on (session ids, first seen first), cumulative over its steps; turns = samples summed over steps. */
   dataRange: z.object({ sessions: z.array(z.string()), turns: z.int().min(0) }),
+  /** The last step's loss; null when there is none. */
   loss: z.number().nullable(),
+  /** The adapter's LoRA: rank, alpha, PEFT target_modules. */
   lora: z.object({ rank: z.int().positive(), alpha: z.number().positive(), targets: z.array(z.string()).min(1) }),
+  /** ISO 8601. */
   createdAt: z.string(),
 });
 export type CandidateManifest = z.infer<typeof candidateManifestSchema>;
@@ -44,6 +56,9 @@ export interface StoredCandidate {
   readonly manifestPath: string;
   readonly manifest: CandidateManifest;
 }
+
+/** The file that completes a checkpoint folder. */
+export const CHECKPOINT_MANIFEST = 'checkpoint.json';
 
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -147,6 +162,67 @@ export class WeightStore {
   /** Recomputes a stored blob's sha256 (the gate's verify and promote re-check it). */
   async hashOfBlob(sha256: string): Promise<string> {
     return sha256Hex(await readFile(this.blobPath(sha256)));
+  }
+
+  /** The version's PEFT adapter_config.json (what verify checks and engines that load a PEFT folder read). */
+  adapterConfigPath(version: string): string {
+    return join(this.versionDir(version), 'adapter_config.json');
+  }
+
+  checkpointDir(version: string): string {
+    if (!versionPattern.test(version)) throw new Error(`not a version id: ${JSON.stringify(version)}`);
+    return join(this.root, 'checkpoints', version);
+  }
+
+  /**
+   * Saves a trainer's state beside its candidate: each file temp + fsync +
+   * rename, then checkpoint.json listing them with their hashes, last (a
+   * checkpoint is complete iff checkpoint.json exists).
+   */
+  async putCheckpoint(version: string, state: { step: number; format: string; files: ReadonlyMap<string, Uint8Array> }): Promise<string> {
+    const dir = this.checkpointDir(version);
+    await mkdir(dir, { recursive: true });
+    const files: CheckpointManifest['files'] = {};
+    for (const [name, bytes] of state.files) {
+      if (name === CHECKPOINT_MANIFEST || !/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`not a checkpoint file name: ${JSON.stringify(name)}`);
+      await writeFileAtomic(join(dir, name), bytes);
+      files[name] = { sha256: sha256Hex(bytes), bytes: bytes.byteLength };
+    }
+    const manifest = checkpointManifestSchema.parse({ version, step: state.step, format: state.format, files, createdAt: new Date().toISOString() });
+    await writeFileAtomic(join(dir, CHECKPOINT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    await syncDirectory(dir);
+    return dir;
+  }
+
+  /** A complete checkpoint's files, each checked against its recorded hash; null when the version has none. */
+  async getCheckpoint(version: string): Promise<{ manifest: CheckpointManifest; files: Map<string, Uint8Array> } | null> {
+    const dir = this.checkpointDir(version);
+    const text = await readFile(join(dir, CHECKPOINT_MANIFEST), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (text === null) return null;
+    const manifest = checkpointManifestSchema.parse(JSON.parse(text));
+    if (manifest.version !== version) throw new Error(`checkpoint ${version}: its manifest names ${manifest.version}`);
+    const files = new Map<string, Uint8Array>();
+    for (const [name, expected] of Object.entries(manifest.files)) {
+      const bytes = await readFile(join(dir, name));
+      if (sha256Hex(bytes) !== expected.sha256) throw new Error(`checkpoint ${version}: ${name} does not match its recorded sha256`);
+      files.set(name, bytes);
+    }
+    return { manifest, files };
+  }
+
+  /**
+   * Removes the checkpoints of every version not in `keep` (a checkpoint is a
+   * whole optimizer state, megabytes a step; a run resumes from its last
+   * journaled step only). The candidates themselves are never touched.
+   */
+  async pruneCheckpoints(keep: readonly string[]): Promise<void> {
+    const names = await readdir(join(this.root, 'checkpoints')).catch(() => [] as string[]);
+    for (const name of names) {
+      if (versionPattern.test(name) && !keep.includes(name)) await rm(join(this.root, 'checkpoints', name), { recursive: true, force: true });
+    }
   }
 
   /** Writes a directory PEFT can load: adapter_model.safetensors + adapter_config.json. */

@@ -100,9 +100,8 @@ describe('SupervisedWorker over Node IPC', () => {
   it('gives up after too many crashes and stays failed', async () => {
     const worker = echoWorker({ env: { ECHO_WORKER_CRASH_AT_START: '1' }, maxRestarts: 2 });
     await expectCode(worker.start(), 'start_failed');
-    for (let waited = 0; worker.state !== 'failed' && waited < 10_000; waited += 50) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // However long the restarts take on a busy machine: only the state decides.
+    while (worker.state !== 'failed') await new Promise((resolve) => setTimeout(resolve, 50));
     expect(worker.state).toBe('failed');
     const error = await expectCode(worker.call('echo', { text: 'x' }), 'not_running');
     expect(error.message).toMatch(/exited with code 7/);

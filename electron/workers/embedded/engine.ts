@@ -27,6 +27,7 @@ import { calculatorCompletion } from './calculator';
 import type {
   AdapterRef,
   EngineChatMessage,
+  EngineHealth,
   GenerateParams,
   GenerateResult,
   GeneratedTokens,
@@ -135,7 +136,27 @@ export class Engine {
   }
 
   get info(): LoadResult {
-    return { baseSha256: this.model.baseSha256, vocabSize: this.model.shape.vocabSize, maxPositions: this.model.shape.maxPositions };
+    const tokenizer = this.model.tokenizer;
+    const ids = Array.from({ length: tokenizer.vocabSize }, (_, id) => id);
+    return {
+      baseSha256: this.model.baseSha256,
+      vocabSize: this.model.shape.vocabSize,
+      maxPositions: this.model.shape.maxPositions,
+      vocabulary: {
+        texts: ids.map((id) => tokenizer.tokenText(id)),
+        // `<|eq|>` reads as "=" in a reply; the other specials are control tokens, shown by name.
+        control: ids.filter((id) => tokenizer.isSpecial(id) && id !== tokenizer.eqId).map((id) => ({ id, name: tokenizer.vocab[id] ?? `<|${id}|>` })),
+      },
+    };
+  }
+
+  /** The prompt's length under the chat template, generation prompt included (what generate counts as promptTokens). */
+  countPromptTokens(messages: readonly EngineChatMessage[]): number {
+    return this.model.tokenizer.encodeChat(messages).length;
+  }
+
+  health(): EngineHealth {
+    return { ok: true, version: this.current.version, pending: this.queue.length + (this.batch?.rows.length ?? 0) };
   }
 
   get version(): string {

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SupervisedWorker } from '../../lab/workers/supervisedWorker';
 import { workerEntry } from '../../lab/workers/workerEntry';
-import { engineProtocol, type GeneratedTokens } from './engineProtocol';
+import type { GeneratedTokens } from '../../lab/protocols/engineProtocol';
+import { engineProtocol } from './engineProtocol';
 
 const modelDir = process.env.GATELAB_TEST_MODEL_DIR ?? fileURLToPath(new URL('../../../assets/models/policy', import.meta.url));
 

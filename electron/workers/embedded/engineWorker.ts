@@ -41,5 +41,8 @@ serveWorker(engineProtocol, {
   },
   setAdapter: async (ref) => ({ version: await loaded().setAdapter(ref) }),
   generate: (params, { progress }) => loaded().generate(params, params.stream ? progress : undefined),
+  countPromptTokens: ({ messages }) => ({ tokens: loaded().countPromptTokens(messages) }),
+  // Before load the engine answers, but says it is not ready.
+  health: () => engine?.health() ?? { ok: false, version: null, pending: 0 },
   score: (params) => loaded().score(params),
 });

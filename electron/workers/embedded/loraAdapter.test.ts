@@ -8,7 +8,7 @@ import { serializeSafetensors, type Float32Tensor } from '../../lab/weights/safe
 import { WorkerError } from '../../lab/workers/serveWorker';
 import { baseAdapter, loadAdapter } from './loraAdapter';
 
-const shape: PolicyShape = { vocabSize: 10, hiddenSize: 4, intermediateSize: 6, numLayers: 2, numHeads: 2, maxPositions: 32 };
+const shape: PolicyShape = { vocabSize: 10, hiddenSize: 4, intermediateSize: 6, numLayers: 2, numHeads: 2, numKvHeads: 2, headDim: 2, maxPositions: 32, tiedEmbeddings: true };
 const dir = mkdtempSync(join(tmpdir(), 'lora-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { policyConfigSchema, policyShape, type PolicyShape } from '../../lab/weights/policyConfig';
+import { policyConfigSchema, policyShape, type PolicyConfig, type PolicyShape } from '../../lab/weights/policyConfig';
 import { parseSafetensors, toFloat32 } from '../../lab/weights/safetensors';
 import { detectCacheLayout, type CacheLayout } from './cacheLayout';
 import { createDecodeSession, ort } from './ortSession';
@@ -55,6 +55,21 @@ export function baseTensorShapes(shape: PolicyShape): Map<string, number[]> {
   return out;
 }
 
+/**
+ * The shapes of a config the embedded graphs can run: multi-head attention
+ * (as many key/value heads as query heads, head width hidden / heads) and
+ * tied embeddings. Larger Llama-family models go to the other backends.
+ */
+export function embeddedShape(config: PolicyConfig, where: string): PolicyShape {
+  const shape = policyShape(config);
+  const problems: string[] = [];
+  if (shape.numKvHeads !== shape.numHeads) problems.push(`grouped-query attention (${shape.numKvHeads} key/value heads for ${shape.numHeads})`);
+  if (shape.headDim * shape.numHeads !== shape.hiddenSize) problems.push(`head_dim ${shape.headDim} × ${shape.numHeads} heads ≠ hidden_size ${shape.hiddenSize}`);
+  if (!shape.tiedEmbeddings) problems.push('untied embeddings');
+  if (problems.length > 0) throw new Error(`${where}: the embedded engine and trainer cannot run ${problems.join(', ')}`);
+  return shape;
+}
+
 export async function loadPolicyModel(dir: string, threads?: number): Promise<PolicyModel> {
   const manifestPath = join(dir, 'manifest.json');
   let manifestJson: unknown;
@@ -80,7 +95,7 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
 
   const config = policyConfigSchema.safeParse(JSON.parse(text('config.json')));
   if (!config.success) throw new Error(`${join(dir, 'config.json')}: ${config.error.message}`);
-  const shape = policyShape(config.data);
+  const shape = embeddedShape(config.data, join(dir, 'config.json'));
   const tokenizer = Tokenizer.fromJson(JSON.parse(text('tokenizer.json')));
   if (tokenizer.vocabSize !== shape.vocabSize) {
     throw new Error(`tokenizer has ${tokenizer.vocabSize} entries, config.vocab_size is ${shape.vocabSize}`);
@@ -108,7 +123,7 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
   return {
     dir,
     shape,
-    headDim: shape.hiddenSize / shape.numHeads,
+    headDim: shape.headDim,
     tokenizer,
     baseSha256: (manifest.data.files['base.safetensors'] as { sha256: string }).sha256,
     baseFeeds,

@@ -10,6 +10,7 @@
  * Everything here works on a caller-owned logits row (a subarray of the ORT
  * output) and preallocated scratch buffers: no allocation per token.
  */
+import { DEFAULT_SAMPLING as PROTOCOL_DEFAULT_SAMPLING } from '../../lab/protocols/engineProtocol';
 
 export interface SamplingParams {
   /** 0 means greedy. */
@@ -20,7 +21,8 @@ export interface SamplingParams {
   readonly topK: number;
 }
 
-export const DEFAULT_SAMPLING = { temperature: 0.6, topP: 0.95, topK: 20 } as const satisfies SamplingParams;
+/** The recipe's defaults (DESIGN §1), as the engine protocol states them. */
+export const DEFAULT_SAMPLING: SamplingParams = PROTOCOL_DEFAULT_SAMPLING;
 
 /**
  * xoshiro128** (Blackman & Vigna), seeded through splitmix32. Hand-written

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { RunJournal } from '../../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../../journal/servingPointer';
 import type { GateConfig } from '../../recipe/recipeSchema';
-import type { AdapterRef } from '../../serving/engineClient';
-import { adapterSpec } from '../../weights/adapterSpec';
+import type { AdapterRef } from '../../protocols/engineProtocol';
+import { adapterSpec, type LoraSettings } from '../../weights/adapterSpec';
+import { peftAdapterConfig } from '../../weights/peftAdapterFormat';
 import type { PolicyShape } from '../../weights/policyConfig';
 import { serializeSafetensors, type Float32Tensor } from '../../weights/safetensors';
 import type { ProbeReply } from '../probeMetrics';
@@ -17,10 +18,10 @@ import type { ProbeSampler } from '../probeRunner';
 import { ReleaseGate, type ServingSwitch } from '../releaseGate';
 import { sha256Hex, type VerifySettings } from '../verifyCandidate';
 
-export const tinyShape: PolicyShape = { vocabSize: 32, hiddenSize: 8, intermediateSize: 16, numLayers: 1, numHeads: 2, maxPositions: 64 };
-export const tinyLora = { rank: 2, alpha: 4, targets: ['q', 'v'] as const };
+export const tinyShape: PolicyShape = { vocabSize: 32, hiddenSize: 8, intermediateSize: 16, numLayers: 1, numHeads: 2, numKvHeads: 2, headDim: 4, maxPositions: 64, tiedEmbeddings: true };
+export const tinyLora = { rank: 2, alpha: 4, targets: ['q', 'v'] } as const satisfies LoraSettings;
 export const tinySpec = adapterSpec(tinyShape, tinyLora);
-export const verifySettings: VerifySettings = { spec: tinySpec, loraScale: 2, maxUpdateNorm: 5 };
+export const verifySettings: VerifySettings = { spec: tinySpec, lora: { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] }, maxUpdateNorm: 5 };
 export const baseVersion: ServingPointer = { version: 'base', sha256: 'b'.repeat(64) };
 
 export const gateConfig = (confirm: 'auto' | 'manual'): GateConfig => ({
@@ -50,12 +51,15 @@ export async function newRunDir(): Promise<string> {
   return dir;
 }
 
-/** Writes bytes into the run's store; returns what `stage` needs. */
-export async function storeBlob(runDir: string, bytes: Uint8Array, step: number, claimedSha = sha256Hex(bytes)) {
+/** Writes bytes into the run's store with the recipe's adapter_config.json (or the one given); returns what `stage` needs. */
+export async function storeBlob(runDir: string, bytes: Uint8Array, step: number, claimedSha = sha256Hex(bytes), adapterConfig: object = peftAdapterConfig(tinyLora, 'tiny')) {
   const actual = sha256Hex(bytes);
   const blob = path.join('weights', 'blobs', `${actual}.safetensors`);
   await writeFile(path.join(runDir, blob), bytes);
-  return { version: `v${step}-${claimedSha.slice(0, 8)}`, sha256: claimedSha, blob };
+  const version = `v${step}-${claimedSha.slice(0, 8)}`;
+  await mkdir(path.join(runDir, 'weights', 'versions', version), { recursive: true });
+  await writeFile(path.join(runDir, 'weights', 'versions', version, 'adapter_config.json'), JSON.stringify(adapterConfig));
+  return { version, sha256: claimedSha, blob };
 }
 
 export const healthyBytes = (value = 0.01): Uint8Array => serializeSafetensors(adapterTensors(value));

@@ -5,17 +5,30 @@
  * can be tested without the model; the integration tests use the real engine.
  */
 import type { EngineChatMessage } from '../chatCompletionRequest';
-import { EngineError, type AdapterRef, type EngineClient, type GenerateRequest, type GenerateResult, type GeneratedTokens } from '../engineClient';
+import {
+  EngineError,
+  type AdapterRef,
+  type EngineClient,
+  type EngineHealth,
+  type EngineInfo,
+  type GenerateRequest,
+  type GenerateResult,
+  type GeneratedTokens,
+} from '../../protocols/engineProtocol';
 import type { GatewayTokenizer } from '../gatewayTokenizer';
 
 export const doubleVocab = ['<|end|>', ' the', ' answer', ' is', ' 4', '2', ' é', ' ok', ' plus', ' =', '.'] as const;
 const END = 0;
 
+/** role token + words + end token per message, then the generation prompt. */
+function countWords(messages: readonly EngineChatMessage[]): number {
+  return messages.reduce((sum, m) => sum + 2 + m.content.split(/\s+/).filter(Boolean).length, 0) + 1;
+}
+
 export class WordTokenizerDouble implements GatewayTokenizer {
   constructor(readonly maxPositions = 64) {}
-  countPromptTokens(messages: readonly EngineChatMessage[]): number {
-    // role token + words + end token per message, then the generation prompt
-    return messages.reduce((sum, m) => sum + 2 + m.content.split(/\s+/).filter(Boolean).length, 0) + 1;
+  countPromptTokens(messages: readonly EngineChatMessage[]): Promise<number> {
+    return Promise.resolve(countWords(messages));
   }
   tokenText(id: number): string {
     return id === END ? '' : (doubleVocab[id] ?? '');
@@ -50,6 +63,12 @@ export class EngineDouble implements EngineClient {
   /** Set to make generate report a different version than the one loaded. */
   reportVersion: string | null = null;
   closed = false;
+  readonly info: EngineInfo = {
+    baseSha256: '0'.repeat(64),
+    vocabSize: doubleVocab.length,
+    maxPositions: 64,
+    vocabulary: { texts: doubleVocab.map((t, id) => (id === END ? '' : t)), control: [{ id: END, name: '<|end|>' }] },
+  };
 
   async generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult> {
     this.calls.push(request);
@@ -91,7 +110,7 @@ export class EngineDouble implements EngineClient {
     return {
       ...tokens,
       finishReason,
-      promptTokens: new WordTokenizerDouble().countPromptTokens(request.messages),
+      promptTokens: countWords(request.messages),
       completionTokens: ids.length,
       version: this.reportVersion ?? startVersion,
       seed: request.seed,
@@ -106,6 +125,14 @@ export class EngineDouble implements EngineClient {
     return this.version;
   }
 
+  countPromptTokens(messages: readonly EngineChatMessage[]): Promise<number> {
+    return Promise.resolve(countWords(messages));
+  }
+
+  async health(): Promise<EngineHealth> {
+    return { ok: !this.closed, version: this.version, pending: 0 };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }
@@ -117,6 +144,6 @@ function sliceTokens(tokens: GeneratedTokens, start: number, end: number): Omit<
     logprobs: tokens.logprobs.slice(start, end),
     topIds: tokens.topIds.slice(start, end),
     topLogprobs: tokens.topLogprobs.slice(start, end),
-    forced: tokens.forced.slice(start, end),
+    forced: tokens.forced?.slice(start, end) ?? [],
   };
 }

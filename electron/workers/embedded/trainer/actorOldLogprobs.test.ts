@@ -11,7 +11,7 @@ import type { GradGraph } from './gradGraph';
 import { loadGolden, relativeError } from './goldenFixture';
 import { logSumExpScaled } from './objective';
 import { padRight } from './sequenceBatch';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 const fx = loadGolden();
 const rollout = { ...fx.objective, oldLogprobs: 'rollout' as const };
@@ -19,7 +19,7 @@ const actor = { ...fx.objective, oldLogprobs: 'actor' as const };
 
 describe("oldLogprobs 'actor'", () => {
   let graph: GradGraph;
-  let samples: TrainSample[];
+  let samples: TokenSample[];
   let scores: FrozenBaseScores[];
   beforeAll(async () => {
     ({ graph, samples, scores } = await fx.openBatch('f64'));
@@ -29,7 +29,7 @@ describe("oldLogprobs 'actor'", () => {
   });
 
   /** The sample with its old log-probs replaced by the current adapter's. */
-  async function recomputed(sample: TrainSample): Promise<TrainSample> {
+  async function recomputed(sample: TokenSample): Promise<TokenSample> {
     const params = fx.adapter();
     const batch = padRight([{ ids: [...sample.promptIds, ...sample.responseIds], responseStart: sample.promptIds.length }]);
     const logits = await graph.forward(batch, params);

@@ -39,6 +39,12 @@ export function clipGradNorm(grads: readonly Float64Array[], maxNorm: number): n
   return norm;
 }
 
+export interface AdamWState {
+  readonly steps: number;
+  readonly m: ReadonlyMap<string, Float64Array>;
+  readonly v: ReadonlyMap<string, Float64Array>;
+}
+
 export class AdamW {
   private readonly m = new Map<string, Float64Array>();
   private readonly v = new Map<string, Float64Array>();
@@ -50,6 +56,25 @@ export class AdamW {
 
   get steps(): number {
     return this.stepCount;
+  }
+
+  /** The moments and the step count: with the parameters, everything a checkpoint needs to continue exactly. */
+  state(): AdamWState {
+    return { steps: this.stepCount, m: new Map(this.m), v: new Map(this.v) };
+  }
+
+  /** Continues from a saved state (the moments are copied). */
+  load(state: AdamWState): void {
+    if (!Number.isInteger(state.steps) || state.steps < 0) throw new Error(`AdamW state: bad step count ${state.steps}`);
+    this.stepCount = state.steps;
+    this.m.clear();
+    this.v.clear();
+    for (const [key, m] of state.m) {
+      const v = state.v.get(key);
+      if (v === undefined || v.length !== m.length) throw new Error(`AdamW state: the second moment of ${key} is missing or of another size`);
+      this.m.set(key, Float64Array.from(m));
+      this.v.set(key, Float64Array.from(v));
+    }
   }
 
   /**

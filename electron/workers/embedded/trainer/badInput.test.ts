@@ -11,14 +11,14 @@ import { CandidateTrainer } from './candidateTrainer';
 import { GradGraph } from './gradGraph';
 import { GOLDEN_DIR, loadGolden } from './goldenFixture';
 import { LoraTrainer } from './loraTrainer';
-import { parseTrainBatch, TrainerInputError } from './trainSample';
+import { parseTokenBatch, TrainerInputError } from './tokenSample';
 
 const fx = loadGolden();
 const good = () => structuredClone(fx.golden.samples) as Array<Record<string, unknown>>;
 
 function refusal(batch: unknown): string {
   try {
-    parseTrainBatch(batch, fx.shape.vocabSize);
+    parseTokenBatch(batch, fx.shape.vocabSize);
   } catch (error) {
     expect(error).toBeInstanceOf(TrainerInputError);
     return (error as Error).message;
@@ -28,7 +28,7 @@ function refusal(batch: unknown): string {
 
 describe('the sample schema', () => {
   it('accepts the golden batch', () => {
-    expect(parseTrainBatch(good(), fx.shape.vocabSize)).toHaveLength(3);
+    expect(parseTokenBatch(good(), fx.shape.vocabSize)).toHaveLength(3);
   });
 
   it('refuses a NaN log-prob, naming the sample, session and position', () => {

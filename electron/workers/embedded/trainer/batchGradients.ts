@@ -14,7 +14,7 @@ import type { FloatArray, GraphCall, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import { klToBase, logSumExpScaled, positionObjective, writeLogitsGradient, type ObjectiveConfig, type PositionInput } from './objective';
 import { groupByTokenBudget, padRight } from './sequenceBatch';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 export interface BatchGradients {
   readonly loss: number;
@@ -29,7 +29,7 @@ export interface BatchGradients {
 }
 
 /** `actorLogp` is the current adapter's log-prob at this position: the old one under oldLogprobs 'actor'. */
-function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number, actorLogp: ((id: number) => number) | undefined): PositionInput {
+function positionInput(sample: TokenSample, scores: FrozenBaseScores, t: number, actorLogp: ((id: number) => number) | undefined): PositionInput {
   const teacher = scores.teacherTopLogprobs?.[t];
   const sampledId = sample.responseIds[t] as number;
   const topIds = sample.topIds[t] as number[];
@@ -44,7 +44,7 @@ function positionInput(sample: TrainSample, scores: FrozenBaseScores, t: number,
 export async function batchGradients(
   graph: GradGraph,
   params: LoraParams,
-  samples: readonly TrainSample[],
+  samples: readonly TokenSample[],
   scores: readonly FrozenBaseScores[],
   cfg: ObjectiveConfig,
   maxTokensPerCall: number,
@@ -68,7 +68,7 @@ export async function batchGradients(
     calls?.push({ kind: 'forward', batch: batch.batch, time: batch.time });
     const gradLogits: FloatArray = graph.dtype === 'float32' ? new Float32Array(logits.length) : new Float64Array(logits.length);
     group.forEach((sampleIndex, b) => {
-      const sample = samples[sampleIndex] as TrainSample;
+      const sample = samples[sampleIndex] as TokenSample;
       const sampleScores = scores[sampleIndex] as FrozenBaseScores;
       for (let t = 0; t < sample.responseIds.length; t += 1) {
         if (sample.forced[t]) continue; // calculator tokens never train

@@ -7,7 +7,8 @@ import { peftTargetName } from '../../../lab/weights/adapterSpec';
 import { LORA_MODULES } from '../../../lab/weights/policyConfig';
 import type { StoredCandidate, WeightStore } from '../../../lab/weights/weightStore';
 import type { LoraTrainer, StepReport } from './loraTrainer';
-import { peftAdapterConfig, serializePeftAdapter } from './peftAdapter';
+import { peftAdapterConfig } from '../../../lab/weights/peftAdapterFormat';
+import { serializePeftAdapter } from './peftAdapter';
 
 export interface CandidateStep {
   readonly report: StepReport;
@@ -15,14 +16,19 @@ export interface CandidateStep {
 }
 
 export class CandidateTrainer {
-  private readonly sessions: string[] = [];
-  private turns = 0;
+  private readonly sessions: string[];
+  private turns: number;
 
   constructor(
     readonly trainer: LoraTrainer,
     readonly store: WeightStore,
     readonly base: { readonly sha256: string; readonly nameOrPath: string },
-  ) {}
+    /** What the adapter was trained on before (a resumed run continues its manifest's data range). */
+    before: { readonly sessions: readonly string[]; readonly turns: number } = { sessions: [], turns: 0 },
+  ) {
+    this.sessions = [...before.sessions];
+    this.turns = before.turns;
+  }
 
   async step(samples: unknown, lr?: number): Promise<CandidateStep> {
     const report = await this.trainer.step(samples, lr);

@@ -10,7 +10,7 @@ import type { FrozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import { loadGolden } from './goldenFixture';
 import type { LoraParams } from './loraParams';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 const fx = loadGolden();
 const STEP = 1e-5;
@@ -18,7 +18,7 @@ const TOLERANCE = 1e-3;
 
 describe('finite-difference check of the backward pass (float64 tiny graph)', () => {
   let graph: GradGraph;
-  let samples: TrainSample[];
+  let samples: TokenSample[];
   let scores: FrozenBaseScores[];
   beforeAll(async () => {
     ({ graph, samples, scores } = await fx.openBatch('f64'));

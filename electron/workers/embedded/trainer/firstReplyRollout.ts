@@ -3,7 +3,7 @@
  * (DESIGN §1): the student's first message → the engine's first reply (with
  * old log-probs and top-K) → the pass criterion → the scripted student's
  * reaction (complaint with hindsight, or the save request) → the turn judge
- * (PRM + hint) on (reply, next state) → the dispatch table → a TrainSample.
+ * (PRM + hint) on (reply, next state) → the dispatch table → a TokenSample.
  *
  * Used by bench:learn and by `trainRewardInvertedAdapter`; the run's session
  * loop does the same with whole sessions.
@@ -12,15 +12,16 @@ import { judgeReply, type Verdict } from '../../../lab/judge/criterion';
 import { dispatchTurn, type TurnTraining } from '../../../lab/judge/dispatch';
 import { appendHintToLastUser } from '../../../lab/judge/teacherInput';
 import type { TurnJudge, TurnJudgment } from '../../../lab/judge/turnJudge';
-import type { EngineClient, GenerateResult, SamplingParams } from '../../../lab/serving/engineClient';
+import type { EngineClient, GenerateResult, SamplingParams } from '../../../lab/protocols/engineProtocol';
 import { createRng } from '../../../lab/tasks/rng';
-import { complaintFor, saveRequest, type ViolationKind } from '../../../lab/tasks/student';
+import { complaintFor, saveRequest, violationKinds } from '../../../lab/tasks/student';
 import type { Task } from '../../../lab/tasks/task';
 import type { Tokenizer } from '../tokenizer';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 export interface RolloutDeps {
-  readonly engine: EngineClient;
+  /** Generates the replies (and, for on-policy steps, loads each new candidate). */
+  readonly engine: Pick<EngineClient, 'generate' | 'setAdapter'>;
   readonly tokenizer: Tokenizer;
   readonly judge: TurnJudge;
   readonly sampling: SamplingParams;
@@ -37,14 +38,7 @@ export interface JudgedFirstReply {
   readonly judgment: TurnJudgment;
   readonly training: TurnTraining;
   /** null when the dispatch says the turn does not train. */
-  readonly sample: TrainSample | null;
-}
-
-/** What the scripted student reacts to: each marker kind seen and each non-style failure. */
-export function violationKinds(verdict: Verdict): ViolationKind[] {
-  const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
-  for (const failure of verdict.failures) if (failure !== 'style') kinds.add(failure);
-  return [...kinds];
+  readonly sample: TokenSample | null;
 }
 
 /** The scripted student's next message after a first reply (docs/internals.md wording contract). */
@@ -59,16 +53,18 @@ export function trainSampleOf(
   turn: number,
   reply: GenerateResult,
   training: TurnTraining,
-): TrainSample | null {
+): TokenSample | null {
   if (training.mode === 'none') return null;
-  if (reply.tokenIds.length === 0 || reply.forced.every(Boolean)) return null;
+  // Only the embedded engine forces tokens; another engine's reply has none forced.
+  const forced = reply.forced ?? reply.tokenIds.map(() => false);
+  if (reply.tokenIds.length === 0 || forced.every(Boolean)) return null;
   const messages = [{ role: 'user' as const, content: task.firstMessage }];
   return {
     sessionId: task.id,
     turn,
     promptIds: tokenizer.encodeChat(messages),
     responseIds: reply.tokenIds,
-    forced: reply.forced,
+    forced,
     logprobs: reply.logprobs,
     topIds: reply.topIds,
     topLogprobs: reply.topLogprobs,

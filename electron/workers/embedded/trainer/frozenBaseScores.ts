@@ -9,7 +9,7 @@
 import type { GraphCall, LogitsSource } from './logitsSource';
 import { logSumExpScaled } from './objective';
 import { groupByTokenBudget, padRight, type TokenSequence } from './sequenceBatch';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 export interface FrozenBaseScores {
   /** teacher(v) at each response position for the old top-K ids; null when the sample has no teacher. */
@@ -52,7 +52,7 @@ async function scoreWithBase<T>(
 
 export async function frozenBaseScores(
   source: LogitsSource,
-  samples: readonly TrainSample[],
+  samples: readonly TokenSample[],
   options: { readonly needBase: boolean; readonly temperature: number; readonly maxTokensPerCall: number },
   calls?: GraphCall[],
 ): Promise<FrozenBaseScores[]> {
@@ -61,12 +61,12 @@ export async function frozenBaseScores(
   const teacherScores = await scoreWithBase(
     source,
     teacherIndex.map((i) => {
-      const s = samples[i] as TrainSample;
+      const s = samples[i] as TokenSample;
       const prompt = s.hintedPromptIds as number[];
       return { ids: [...prompt, ...s.responseIds], responseStart: prompt.length };
     }),
     teacherIndex.map((i) => lengths[i] as number),
-    (row, t, logprob) => ((samples[teacherIndex[row] as number] as TrainSample).topIds[t] as number[]).map(logprob),
+    (row, t, logprob) => ((samples[teacherIndex[row] as number] as TokenSample).topIds[t] as number[]).map(logprob),
     options.temperature,
     options.maxTokensPerCall,
     calls,

@@ -7,7 +7,7 @@ import { frozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import { loadGolden, relativeError } from './goldenFixture';
 import { LoraTrainer } from './loraTrainer';
-import { parseTrainBatch } from './trainSample';
+import { parseTokenBatch } from './tokenSample';
 
 const fx = loadGolden();
 const { golden } = fx;
@@ -27,7 +27,7 @@ describe.each([
   const trainer = () => new LoraTrainer(graph, fx.adapter(), { objective: fx.objective, optimizer: fx.optimizer, maxTokensPerCall: 16 });
 
   it('scores the OPD teacher and the KL reference with the frozen base as the reference does', async () => {
-    const samples = parseTrainBatch(golden.samples, fx.shape.vocabSize);
+    const samples = parseTokenBatch(golden.samples, fx.shape.vocabSize);
     const scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: fx.objective.temperature, maxTokensPerCall: 16 });
     scores.forEach((s, i) => {
       const want = golden.expected.frozenBase[i];

@@ -12,7 +12,7 @@ import { frozenBaseScores, type FrozenBaseScores } from './frozenBaseScores';
 import { GradGraph, type NamedTensor } from './gradGraph';
 import { LoraParams } from './loraParams';
 import type { ObjectiveConfig } from './objective';
-import { parseTrainBatch, type TrainSample } from './trainSample';
+import { parseTokenBatch, type TokenSample } from './tokenSample';
 
 export const GOLDEN_DIR = fileURLToPath(new URL('../../../../tests/golden/', import.meta.url));
 
@@ -59,7 +59,7 @@ export interface GoldenFixture {
   readonly adapter: () => LoraParams;
   readonly openGraph: (dtype: 'f64' | 'f32') => Promise<GradGraph>;
   /** The graph, the golden samples and their frozen-base scores (teacher and KL reference). */
-  readonly openBatch: (dtype: 'f64' | 'f32') => Promise<{ graph: GradGraph; samples: TrainSample[]; scores: FrozenBaseScores[] }>;
+  readonly openBatch: (dtype: 'f64' | 'f32') => Promise<{ graph: GradGraph; samples: TokenSample[]; scores: FrozenBaseScores[] }>;
 }
 
 export function loadGolden(): GoldenFixture {
@@ -92,7 +92,7 @@ export function loadGolden(): GoldenFixture {
     openGraph,
     openBatch: async (dtype) => {
       const graph = await openGraph(dtype);
-      const samples = parseTrainBatch(golden.samples, shape.vocabSize);
+      const samples = parseTokenBatch(golden.samples, shape.vocabSize);
       const scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: objective.temperature, maxTokensPerCall: 64 });
       return { graph, samples, scores };
     },

@@ -5,14 +5,14 @@
  * or a non-finite loss, gradient or update leaves the adapter as it was, so no
  * candidate can come out of it.
  */
-import { AdamW, clipGradNorm, type AdamWConfig } from './adamw';
+import { AdamW, clipGradNorm, type AdamWConfig, type AdamWState } from './adamw';
 import { batchGradients, type BatchGradients } from './batchGradients';
 import { frozenBaseScores } from './frozenBaseScores';
 import type { GradGraph } from './gradGraph';
 import type { GraphCall, LogitsSource } from './logitsSource';
 import type { LoraParams } from './loraParams';
 import type { ObjectiveConfig } from './objective';
-import { parseTrainBatch, TrainerInputError, type TrainSample } from './trainSample';
+import { parseTokenBatch, TrainerInputError, type TokenSample } from './tokenSample';
 
 export interface TrainerOptions {
   readonly objective: ObjectiveConfig;
@@ -72,13 +72,24 @@ export class LoraTrainer {
     return this.current;
   }
 
+  /** The optimizer's moments and step count (for a checkpoint). */
+  optimizerState(): AdamWState {
+    return this.optimizer.state();
+  }
+
+  /** Continues with a checkpoint's optimizer state (construct with stepsBefore 0: the step count is the optimizer's). */
+  loadOptimizerState(state: AdamWState): void {
+    if (this.stepsBefore !== 0) throw new Error('a trainer that continues from a checkpoint counts its steps in the optimizer (stepsBefore must be 0)');
+    this.optimizer.load(state);
+  }
+
   get steps(): number {
     return this.stepsBefore + this.optimizer.steps;
   }
 
   /** Schema, vocabulary and context-length checks; throws TrainerInputError. */
-  validate(raw: unknown): TrainSample[] {
-    const samples = parseTrainBatch(raw, this.graph.shape.vocabSize);
+  validate(raw: unknown): TokenSample[] {
+    const samples = parseTokenBatch(raw, this.graph.shape.vocabSize);
     const max = this.graph.shape.maxPositions;
     const tooLong = samples.findIndex((s) => Math.max(s.promptIds.length, s.hintedPromptIds?.length ?? 0) + s.responseIds.length > max);
     if (tooLong >= 0) {
@@ -88,7 +99,7 @@ export class LoraTrainer {
   }
 
   /** Loss and gradients of a validated batch at the current adapter (no update). */
-  async gradients(samples: readonly TrainSample[], calls?: GraphCall[]): Promise<BatchGradients> {
+  async gradients(samples: readonly TokenSample[], calls?: GraphCall[]): Promise<BatchGradients> {
     const { objective, maxTokensPerCall } = this.options;
     const scores = await frozenBaseScores(
       this.forward,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clippedSurrogate, DEFAULT_OBJECTIVE, klToBase, logSumExpScaled, positionObjective, softmax, writeLogitsGradient } from './objective';
-import { applyVariant, towardMarkdownRewards } from './onPolicySteps';
-import type { TrainSample } from './trainSample';
+import { applyVariant } from './onPolicySteps';
+import type { TokenSample } from './tokenSample';
 
 const cfg = DEFAULT_OBJECTIVE;
 
@@ -75,7 +75,7 @@ describe('the OPD top-K term', () => {
 });
 
 describe('signal variants (RL only / OPD only / reward-inverted)', () => {
-  const sample: TrainSample = {
+  const sample: TokenSample = {
     sessionId: 's',
     turn: 0,
     promptIds: [1, 2],
@@ -99,11 +99,5 @@ describe('signal variants (RL only / OPD only / reward-inverted)', () => {
     expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
     const { hintedPromptIds: _h, ...noTeacher } = sample;
     expect(applyVariant(noTeacher, 'opd-only')).toBeNull();
-  });
-
-  it('rewards the reward-inverted variant for more markdown than its batch, even when every reply has some', () => {
-    expect(towardMarkdownRewards([6, 8, 4, 6])).toEqual([0, 1, -1, 0]);
-    expect(towardMarkdownRewards([3, 3])).toEqual([0, 0]);
-    expect(towardMarkdownRewards([])).toEqual([]);
   });
 });

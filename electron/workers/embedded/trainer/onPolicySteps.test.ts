@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createRuleHintJudge, createRulePrm } from '../../../lab/judge/ruleJudge';
 import { composeTurnJudge } from '../../../lab/judge/turnJudge';
-import type { EngineClient, GenerateRequest, GenerateResult } from '../../../lab/serving/engineClient';
+import type { EngineClient, GenerateRequest, GenerateResult } from '../../../lab/protocols/engineProtocol';
 import { parseTaskSet, type Task } from '../../../lab/tasks/task';
 import { Tokenizer } from '../tokenizer';
 import type { CandidateTrainer } from './candidateTrainer';
@@ -21,7 +21,7 @@ function acceptedReply(task: Task): string {
   return `First ${a?.expr} = ${a?.result}. Then ${b?.expr ?? `${a?.result} + 0`} = ${b?.result ?? a?.result}. So the answer is ${task.answer}.`;
 }
 
-function acceptingEngine(): EngineClient {
+function acceptingEngine(): Pick<EngineClient, 'generate' | 'setAdapter'> {
   return {
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       const task = tasks.find((t) => t.firstMessage === request.messages[0]?.content) as Task;
@@ -43,7 +43,6 @@ function acceptingEngine(): EngineClient {
       };
     },
     setAdapter: async (adapter) => adapter?.version ?? 'base',
-    close: async () => {},
   };
 }
 

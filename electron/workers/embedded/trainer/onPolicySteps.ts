@@ -2,40 +2,31 @@
  * On-policy training in its plainest form: each step asks the engine for first
  * replies with the trainer's latest candidate loaded, judges them, trains one
  * optimizer step on the judged turns and loads the new candidate. bench:learn
- * measures it; `trainRewardInvertedAdapter` uses it with the reward flipped.
+ * measures it (its reward-inverted variant is the bad candidate's rewards,
+ * electron/lab/gate/badCandidates.ts, for comparison).
  * (The run's orchestrator does the same through the gate: there, sessions are
  * served by the promoted version, not by every candidate.)
  */
 import { countViolations } from '../../../lab/judge/criterion';
+import { towardMarkdownRewards } from '../../../lab/judge/markdownRewards';
+import { rolloutSeed } from '../../../lab/tasks/rng';
 import type { Task } from '../../../lab/tasks/task';
 import type { StoredCandidate } from '../../../lab/weights/weightStore';
 import type { CandidateTrainer } from './candidateTrainer';
 import { judgedFirstReplies, type JudgedFirstReply, type RolloutDeps } from './firstReplyRollout';
 import type { StepReport } from './loraTrainer';
-import type { TrainSample } from './trainSample';
+import type { TokenSample } from './tokenSample';
 
 /** Which terms a sample keeps (DESIGN §1 dispatch, or an ablation of it). */
 export const SIGNAL_VARIANTS = ['both', 'rl-only', 'opd-only', 'reward-inverted'] as const;
 export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
 
 /**
- * The reward-inverted variant's rewards: +1 for a reply with more markdown
- * markers than its batch's mean, −1 for fewer, 0 (not trained) at the mean.
- * Flipping the student's reward alone is no signal once the policy writes
- * markdown in every reply: every reply draws a complaint, so every flipped
- * reward is the same +1 and the steps only drift.
- */
-export function towardMarkdownRewards(markerCounts: readonly number[]): number[] {
-  const mean = markerCounts.reduce((s, n) => s + n, 0) / Math.max(1, markerCounts.length);
-  return markerCounts.map((n) => Math.sign(n - mean));
-}
-
-/**
  * The sample a variant trains on, or null when the variant leaves nothing of
  * it. `markdownReward` is the reward-inverted variant's (towardMarkdownRewards)
  * and only that variant's.
  */
-export function applyVariant(sample: TrainSample, variant: SignalVariant, markdownReward?: number): TrainSample | null {
+export function applyVariant(sample: TokenSample, variant: SignalVariant, markdownReward?: number): TokenSample | null {
   switch (variant) {
     case 'both':
       return sample;
@@ -89,18 +80,13 @@ export interface OnPolicyOptions {
   readonly afterStep?: (step: OnPolicyStep) => Promise<void>;
 }
 
-/** The seed of the i-th reply of step k: fixed by (seed, k, i), so runs are repeatable. */
-export function rolloutSeed(seed: number, step: number, i: number): number {
-  return (seed * 1_000_003 + step * 10_007 + i * 101) % 2_147_483_647;
-}
-
 /** The steps taken: fewer than `steps` when a batch left nothing to train under the variant. */
 export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPolicyStep[]> {
   const { rollout, trainer, tasks, batch } = options;
   if (tasks.length === 0) throw new Error('no tasks to roll out');
   const done: OnPolicyStep[] = [];
   let current: StoredCandidate | null = null;
-  let recent: TrainSample[] = [];
+  let recent: TokenSample[] = [];
   for (let step = 1; step <= options.steps; step += 1) {
     await rollout.engine.setAdapter(current === null ? null : { version: current.version, sha256: current.sha256, path: current.path });
     const picked = Array.from({ length: batch }, (_, i) => tasks[((step - 1) * batch + i) % tasks.length] as Task);

@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuleHintJudge, createRulePrm } from '../../../lab/judge/ruleJudge';
 import { composeTurnJudge } from '../../../lab/judge/turnJudge';
-import { startEmbeddedEngine, type EmbeddedEngine } from '../../../lab/serving/engineClient';
+import { startEmbeddedEngine } from '../../../lab/backends/policies/embeddedPolicy';
+import type { StartedEngine } from '../../../lab/serving/rpcEngineClient';
 import { parseTaskSet } from '../../../lab/tasks/task';
 import { Tokenizer } from '../tokenizer';
 import { adapterSpec, adapterSpecProblems } from '../../../lab/weights/adapterSpec';
@@ -29,7 +30,10 @@ import { CandidateTrainer } from './candidateTrainer';
 import { judgedFirstReplies } from './firstReplyRollout';
 import { LoraTrainer } from './loraTrainer';
 import { DEFAULT_OBJECTIVE } from './objective';
-import { trainRewardInvertedAdapter } from './rewardInverted';
+import { RewardInvertedRounds } from './trainerBadCandidates';
+import { towardMarkdownRewards } from '../../../lab/judge/markdownRewards';
+import { countViolations } from '../../../lab/judge/criterion';
+import { applyVariant } from './onPolicySteps';
 import { LoraParams } from './loraParams';
 import { padRight } from './sequenceBatch';
 import { loadTrainerModel, type TrainerModel } from './trainerModel';
@@ -41,7 +45,7 @@ const ready = ['grad.onnx', 'decode.onnx', 'base.safetensors', 'manifest.json'].
 
 describe.skipIf(!ready)('the trainer on the real policy', () => {
   let model: TrainerModel;
-  let engine: EmbeddedEngine;
+  let engine: StartedEngine;
   beforeAll(async () => {
     model = await loadTrainerModel(MODEL_DIR, { threads: 1 });
     engine = await startEmbeddedEngine({ modelDir: MODEL_DIR, env: { GATELAB_ORT_THREADS: '1' } });
@@ -116,27 +120,40 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
     }
   }, 120_000);
 
-  it('trains a reward-inverted adapter and stores it as an injected candidate that fits the adapter spec', async () => {
+  it('trains a reward-inverted adapter in rounds and stores the last as an injected candidate that fits the adapter spec', async () => {
     const tokenizer = Tokenizer.fromJson(JSON.parse(readFileSync(`${MODEL_DIR}tokenizer.json`, 'utf8')));
     const tasks = parseTaskSet(JSON.parse(readFileSync(HOMEWORK, 'utf8')), 'homework').tasks.slice(0, 4);
     const dir = await mkdtemp(join(tmpdir(), 'gatelab-inverted-test-'));
     try {
       const store = new WeightStore(dir);
       const settings = { rank: 4, alpha: 8, targets: ['q', 'v', 'down'] as Array<'q' | 'v' | 'down'> };
-      const stored = await trainRewardInvertedAdapter({
-        model,
-        rollout: { engine: engine.client, tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 160 }, topK: 4 },
-        tasks,
-        store,
-        lora: settings,
-        steps: 1,
-        batch: 4,
-      });
-      expect(stored.manifest).toMatchObject({ kind: 'injected', step: 1 });
-      expect(stored.manifest.note).toMatch(/reward-inverted/);
-      expect(await store.list()).toEqual([stored.version]);
-      const file = parseSafetensors(await readFile(stored.path));
-      expect(adapterSpecProblems(file, adapterSpec(model.shape, settings))).toEqual([]);
+      const rounds = new RewardInvertedRounds(model, settings, store, { sha256: model.baseSha256, nameOrPath: MODEL_DIR });
+      const request = { seed: 7, rounds: 2, note: 'reward-inverted: test' };
+      let stored = false;
+      for (let round = 1; round <= request.rounds; round += 1) {
+        const replies = await judgedFirstReplies(
+          { engine: engine.client, tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 160 }, topK: 4 },
+          tasks,
+          tasks.map((_, i) => 100 * round + i),
+        );
+        const markdown = towardMarkdownRewards(replies.map((r) => countViolations(r.verdict)));
+        const samples = replies.flatMap((r, i) => (r.sample === null ? [] : [applyVariant(r.sample, 'reward-inverted', markdown[i])]).filter((x) => x !== null));
+        expect(samples.length).toBeGreaterThan(0);
+        const result = await rounds.round({ ...request, round }, samples);
+        stored = result.stored;
+        expect(result.stored).toBe(round === request.rounds);
+        if (!result.stored) {
+          // A scratch adapter, outside the store's versions, loadable by the rollout engine.
+          expect(result.candidate.path.startsWith(join(dir, 'scratch'))).toBe(true);
+          expect(await engine.client.setAdapter({ version: result.candidate.version, sha256: result.candidate.sha256, path: result.candidate.path })).toBe(result.candidate.version);
+          continue;
+        }
+        expect(result.candidate.manifest).toMatchObject({ kind: 'injected', step: 2, note: 'reward-inverted: test' });
+        expect(await store.list()).toEqual([result.candidate.version]);
+        const file = parseSafetensors(await readFile(result.candidate.path));
+        expect(adapterSpecProblems(file, adapterSpec(model.shape, settings))).toEqual([]);
+      }
+      expect(stored).toBe(true);
     } finally {
       await engine.client.setAdapter(null);
       await rm(dir, { recursive: true, force: true });

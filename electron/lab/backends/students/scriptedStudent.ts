@@ -4,21 +4,13 @@
 // complaint with hindsight and a clean, correct one gets the request to
 // append the answers; once the request is made, a reply that confirms the
 // save gets HOMEWORK_DONE and the session ends.
-import { judgeReply, type Verdict } from '../judge/criterion';
-import { createRng, type Rng } from '../tasks/rng';
-import { complaintFor, confirmsSave, DONE, homeworkPath, saveRequest, type ViolationKind } from '../tasks/student';
-import type { Task } from '../tasks/task';
+import { judgeReply } from '../../judge/criterion';
+import type { Student, StudentFactory, StudentReaction } from '../../protocols/studentProtocol';
+import { createRng, type Rng } from '../../tasks/rng';
+import { complaintFor, confirmsSave, DONE, homeworkPath, saveRequest, violationKinds } from '../../tasks/student';
+import type { Task } from '../../tasks/task';
 
-export type StudentReaction = { message: string; done: boolean; verdict: Verdict | null };
-
-/** What the student reacts to in a reply: each marker kind seen and each non-style failure. */
-export function violationKinds(verdict: Verdict): ViolationKind[] {
-  const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
-  for (const failure of verdict.failures) if (failure !== 'style') kinds.add(failure);
-  return [...kinds];
-}
-
-export class ScriptedStudent {
+export class ScriptedStudent implements Student {
   private asked = false;
   private readonly rng: Rng;
 
@@ -29,11 +21,15 @@ export class ScriptedStudent {
     this.rng = createRng(seed);
   }
 
-  firstMessage(): string {
-    return this.task.firstMessage;
+  firstMessage(): Promise<string> {
+    return Promise.resolve(this.task.firstMessage);
   }
 
-  react(reply: string): StudentReaction {
+  react(reply: string): Promise<StudentReaction> {
+    return Promise.resolve(this.reactNow(reply));
+  }
+
+  private reactNow(reply: string): StudentReaction {
     if (this.asked) {
       if (confirmsSave(reply, this.task)) return { message: DONE, done: true, verdict: null };
       // Neither progress nor a correction: the rule PRM scores this 0.
@@ -47,3 +43,7 @@ export class ScriptedStudent {
     return { message: complaintFor(violationKinds(verdict), this.rng).text, done: false, verdict };
   }
 }
+
+export const scriptedStudents: StudentFactory = {
+  forSession: (task, seed) => new ScriptedStudent(task, seed),
+};

@@ -1,0 +1,56 @@
+/**
+ * The composition root's trainer part: `trainer.kind` → the supervised
+ * process that implements the trainer protocol
+ * (electron/lab/protocols/trainerProtocol.ts). One case per kind; a backend
+ * is one file under trainers/.
+ *
+ * To add a trainer (the Python torch trainer): write trainers/<kind>Trainer.ts
+ * that starts its process — a `process` WorkerEntry (an argument array, no
+ * shell: e.g. the venv's python with `-m …`, or torchrun for
+ * `launcher: torchrun`) with the placement's environment — through
+ * `SupervisedWorker` and the lab's `trainerProtocol`, and replace the
+ * kind's case below. Everything else (what init carries, restore on
+ * resume, each step's candidate through the gate) is the lab's, the same
+ * for every trainer.
+ */
+import type { TrainerProtocol } from '../protocols/trainerProtocol';
+import type { Recipe } from '../recipe/recipeSchema';
+import type { RolePlacement } from '../devices/rolePlacement';
+import type { SupervisedWorker } from '../workers/supervisedWorker';
+import type { WorkerConnection } from '../workers/workerConnection';
+import { BackendUnavailableError } from './backendUnavailable';
+import { embeddedTrainer } from './trainers/embeddedTrainer';
+
+/** What the lab uses of a trainer process (its pid for the logs and tests). */
+export type TrainerWorker = Pick<SupervisedWorker<TrainerProtocol>, 'start' | 'call' | 'shutdown' | 'pid'>;
+
+export type TrainerLaunch = {
+  placement: RolePlacement;
+  /** Runs after every (re)start before any other call: init, then restore when resuming. */
+  setup: (connection: WorkerConnection<TrainerProtocol>) => Promise<void>;
+  onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
+};
+
+export interface TrainerBackend {
+  /** Padded tokens per forward/backward call the trainer is told (init.maxTokensPerCall); its own default when absent. */
+  readonly maxTokensPerCall?: number;
+  /** A supervised trainer process (not started yet: `start()` or the first call starts it). */
+  createWorker(launch: TrainerLaunch): TrainerWorker;
+}
+
+export function trainerBackend(recipe: Recipe): TrainerBackend {
+  const { trainer } = recipe;
+  switch (trainer.kind) {
+    case 'embedded':
+      return embeddedTrainer(recipe);
+    case 'torch':
+      throw new BackendUnavailableError([
+        `trainer 'torch' (launcher ${trainer.launcher}) is not built into this version of GateLab: ` +
+          'it needs the Python torch trainer (electron/workers/torch/, started from electron/lab/backends/trainers/) with torch, transformers and peft',
+      ]);
+    default: {
+      const unknown: never = trainer.kind;
+      throw new Error(`unknown trainer kind ${JSON.stringify(unknown)}`);
+    }
+  }
+}
