@@ -19,6 +19,7 @@ import { BackendUnavailableError } from './backendUnavailable';
 import { policyBackend, type PolicyBackend, type RecipePathResolver } from './policyBackend';
 import { studentBackend } from './studentBackend';
 import { trainerBackend, type TrainerBackend } from './trainerBackend';
+import { rayPlacement, rayRoleOf, rayRunnerProblems } from '../ray/rayPlacement';
 
 export type RunBackends = {
   policy: PolicyBackend;
@@ -47,7 +48,9 @@ export type ComposeOptions = {
 };
 
 export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends {
-  const reasons = devicePlacementProblems(recipe.devices, options.host ?? thisHost());
+  // A role that runs as a Ray job is placed by Ray on its nodes, not on this host.
+  const localDevices = Object.fromEntries(Object.entries(recipe.devices).filter(([role]) => rayRoleOf(recipe, role as RoleName) === undefined));
+  const reasons = [...devicePlacementProblems(localDevices, options.host ?? thisHost()), ...rayRunnerProblems(recipe)];
   const part = <T>(build: () => T): T | undefined => {
     try {
       return build();
@@ -66,7 +69,13 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
     trainer,
     students,
     judge: () => createTurnJudge(recipe.judge, { seed: recipe.seed, ...(options.env ? { env: options.env } : {}) }),
-    placement: (role) => rolePlacement(recipe.devices[role]),
+    placement: (role) => {
+      const runner = recipe.runner;
+      if (runner !== 'local' && (role === 'trainer' || role === 'serving' || role === 'probe') && runner.roles[role]) {
+        return rayPlacement(runner, role, recipe.devices[role]);
+      }
+      return rolePlacement(recipe.devices[role]);
+    },
   };
 }
 

@@ -7,6 +7,7 @@
 import type { Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workers/workerRegistry';
 import type { HostGpus } from './hostGpus';
+import type { WorkerLauncher } from '../workers/workerProcess';
 
 export type RoleName = keyof Recipe['devices'];
 
@@ -18,6 +19,11 @@ export type RolePlacement = {
   nice: number;
   /** The role's GPU indices; empty on the CPU. */
   gpus: readonly number[];
+  /**
+   * How its process starts when not on this host (recipe `runner: ray`: a Ray
+   * job); absent: a local process. Backends pass it to their SupervisedWorker.
+   */
+  launch?: WorkerLauncher;
 };
 
 export function gpusOf(device: WorkerDevice): number[] {

@@ -1,0 +1,60 @@
+/**
+ * Where a role runs under recipe `runner: ray`: the roles the runner names
+ * are Ray jobs (rayJobWorker.ts) with the resources the recipe gives them;
+ * the others stay on this host. Ray, not the device map, picks a job's GPUs
+ * on its node and sets CUDA_VISIBLE_DEVICES; the device map's GPU count is
+ * the default for `num_gpus`.
+ */
+import type { RayRunner, Recipe, WorkerDevice } from '../recipe/recipeSchema';
+import { gpusOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
+import { trainerWeightSync } from '../remote/trainerWeightSync';
+import { rayJobLauncher } from './rayJobWorker';
+
+/** The roles that can run as Ray jobs, and which of them this build can move weights for. */
+export type RayRoleName = keyof RayRunner['roles'];
+
+export function rayRoleOf(recipe: Recipe, role: RoleName): RayRunner['roles'][RayRoleName] | undefined {
+  if (recipe.runner === 'local') return undefined;
+  return role === 'trainer' || role === 'serving' || role === 'probe' ? recipe.runner.roles[role] : undefined;
+}
+
+/** Why the recipe's Ray roles cannot run with this build; empty when they can. */
+export function rayRunnerProblems(recipe: Recipe): string[] {
+  if (recipe.runner === 'local') return [];
+  const problems: string[] = [];
+  for (const role of ['serving', 'probe'] as const) {
+    if (recipe.runner.roles[role]) {
+      problems.push(`runner.roles.${role}: engines as Ray jobs are not built yet (their adapters must reach the node by content); run ${role} on this host`);
+    }
+  }
+  return problems;
+}
+
+export function rayPlacement(runner: RayRunner, role: RayRoleName, device: WorkerDevice): RolePlacement {
+  const settings = runner.roles[role];
+  if (!settings) throw new Error(`role ${role} is not a Ray role`);
+  const gpus = gpusOf(device);
+  const numGpus = settings.num_gpus ?? gpus.length;
+  return {
+    // Ray sets CUDA_VISIBLE_DEVICES for a job that reserves GPUs; one that reserves none sees none.
+    env: { CUDA_DEVICE_ORDER: 'PCI_BUS_ID', ...(numGpus === 0 ? { CUDA_VISIBLE_DEVICES: '' } : {}) },
+    nice: 0,
+    gpus: [],
+    launch: rayJobLauncher({
+      address: runner.address,
+      python: runner.python,
+      control: {
+        bind: runner.control.bind,
+        port: runner.control.port,
+        ...(runner.control.advertise !== undefined ? { advertise: runner.control.advertise } : {}),
+      },
+      role,
+      numCpus: settings.num_cpus,
+      ...(numGpus > 0 ? { numGpus } : {}),
+      ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
+      ...(settings.node !== undefined ? { node: settings.node } : {}),
+      env: runner.env,
+      ...(role === 'trainer' ? { hooks: trainerWeightSync } : {}),
+    }),
+  };
+}
