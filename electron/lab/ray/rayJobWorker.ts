@@ -9,13 +9,12 @@
  * connection that is lost, is the worker's exit: the supervisor restarts it
  * (a new job) or gives up, as for any worker.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import type { LaunchOptions, WorkerLauncher, WorkerProcess } from '../workers/workerProcess';
 import type { WorkerEntry } from '../workers/workerEntry';
 import { controlHub, type ControlEndpointOptions } from '../remote/controlHub';
 import { RemoteWorkerProcess, type RemoteCallHooks } from '../remote/remoteWorkerProcess';
+import { CONNECTOR_BOOTSTRAP, connectorEnvironment } from '../remote/connectorEnvironment';
 import { isTerminalStatus, RayJobsClient, type RayJobStatus } from './rayJobsClient';
 import { shellCommandLine } from './shellQuote';
 
@@ -40,42 +39,6 @@ export type RayJobLaunch = {
   readonly pollMs?: number;
 };
 
-/** The connector's source: it travels in the job's environment, so a node needs no GateLab files to run it. */
-function connectorSource(): string {
-  const candidates = [
-    new URL('../../workers/ray/gatelab_connector.py', import.meta.url), // sources: electron/lab/ray → electron/workers/ray
-    new URL('../workers/gatelab_connector.py', import.meta.url), // built: dist/<part>/x.js → dist/workers
-    new URL('../../electron/workers/ray/gatelab_connector.py', import.meta.url), // built, run from the repository
-  ];
-  for (const candidate of candidates) {
-    try {
-      return readFileSync(fileURLToPath(candidate), 'utf8');
-    } catch {
-      // try the next place
-    }
-  }
-  throw new Error('the Ray connector (electron/workers/ray/gatelab_connector.py) is missing from this build');
-}
-
-/** The command a worker entry runs on a node: always JSON lines on stdin/stdout (the connector bridges them). */
-export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string, string> } {
-  switch (entry.kind) {
-    case 'node':
-    case 'process':
-      return { argv: [entry.command, ...entry.args], env: { ...entry.env } };
-    case 'utility':
-      // Electron's own binary acts as plain Node when asked to.
-      return { argv: [process.execPath, entry.modulePath, ...entry.args], env: { ELECTRON_RUN_AS_NODE: '1' } };
-    default: {
-      const unreachable: never = entry;
-      throw new Error(`unknown worker entry ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-// Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
-const BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
-
 export function rayJobLauncher(launch: RayJobLaunch): WorkerLauncher {
   const client = new RayJobsClient(launch.address);
   return (entry: WorkerEntry, options: LaunchOptions): WorkerProcess => {
@@ -98,19 +61,10 @@ export function rayJobLauncher(launch: RayJobLaunch): WorkerLauncher {
         (socket) => worker.attach(socket),
         () => undefined,
       );
-      const command = remoteCommand(entry);
       await client.submit({
-        entrypoint: shellCommandLine([launch.python, '-c', BOOTSTRAP]),
+        entrypoint: shellCommandLine([launch.python, '-c', CONNECTOR_BOOTSTRAP]),
         submissionId,
-        runtimeEnv: {
-          env_vars: {
-            GATELAB_CONNECTOR_SOURCE: connectorSource(),
-            GATELAB_CONTROL_URL: expected.url,
-            GATELAB_CONTROL_TOKEN: expected.token,
-            GATELAB_WORKER_ARGV: JSON.stringify(command.argv),
-            GATELAB_WORKER_ENV: JSON.stringify({ ...command.env, ...launch.env, ...(options.env ?? {}) }),
-          },
-        },
+        runtimeEnv: { env_vars: connectorEnvironment(expected, entry, { ...launch.env, ...(options.env ?? {}) }) },
         metadata: { gatelab_role: launch.role },
         numCpus: launch.numCpus,
         ...(launch.numGpus !== undefined ? { numGpus: launch.numGpus } : {}),
