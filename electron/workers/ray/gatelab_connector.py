@@ -243,6 +243,10 @@ class Bridge:
             except (ValueError, AttributeError):
                 continue
             if kind == "request":
+                request = message.get("message")
+                if isinstance(request, dict) and isinstance(request.get("method"), str) and not request["method"].startswith("__"):
+                    # The workers panel shows what the remote worker was asked, and when.
+                    self.send({"type": "log", "stream": "stderr", "line": "connector: request %s (id %s)" % (request["method"], request.get("id"))})
                 try:
                     with self.stdin_lock:
                         self.worker.stdin.write((json.dumps(message["message"]) + "\n").encode())
