@@ -1,0 +1,155 @@
+// The trainer as a Ray job (issue 18), against a real local Ray head on the
+// CPU (PyPI's ray from `npm run setup:ray`, its own temp folder and free
+// ports, stopped after): a short run of the embedded recipe with
+// `runner: ray`, where the lab submits the trainer through Ray's job REST
+// API, the trainer connects back over WebSocket, and its candidates come to
+// the lab's weight store by content. Its candidate is verified, gated,
+// promoted and served. Mid-way, the trainer's Ray job is stopped while a step
+// is in flight: that step is refused cleanly (journaled, nothing half-stored),
+// the supervisor submits a new job, which restores the last checkpoint
+// (uploaded by content) and steps on from it.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../electron/lab/journal/journalEvents';
+import { readServingPointer } from '../electron/lab/journal/servingPointer';
+import { isTerminalStatus } from '../electron/lab/ray/rayJobsClient';
+import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import type { TurnRecord } from '../electron/lab/serving/turnLog';
+import { sha256Hex } from '../electron/lab/weights/weightStore';
+import { workerRegistry } from '../electron/lab/workers/workerRegistry';
+import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
+import { writeTestRecipe } from './helpers/testRecipe';
+
+const SESSIONS = 8;
+/** The trainer's job is stopped when it is asked for its second step. */
+const KILL_AT_STEP_REQUEST = 2;
+
+describe.skipIf(rayEnvironment() === null && process.env.CI !== 'true')('the trainer as a Ray job', () => {
+  let root: string;
+  let head: RayHead;
+  let runDir: string;
+  let events: JournalEvent[];
+  let turns: readonly TurnRecord[];
+  const submissions = new Set<string>();
+  let stopped: string | undefined;
+
+  beforeAll(async () => {
+    head = await startRayHead({ numCpus: 2 });
+    root = await mkdtemp(path.join(tmpdir(), 'gatelab-ray-'));
+    // Margins wide open and no floors: the point is the path a candidate takes, not the tiny model's quality.
+    const file = await writeTestRecipe(root, {
+      sessions: SESSIONS,
+      maxTurns: 3,
+      maxTokens: 48,
+      batchTurns: 4,
+      windowTurns: 4,
+      probeProblems: 2,
+      probeMaxTokens: 64,
+      confirm: 'auto',
+      floors: { gold_rate: 0, answered_rate: 0 },
+      margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
+    });
+    const doc = parseDocument(await readFile(file, 'utf8'));
+    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 } } });
+    await writeFile(file, doc.toString());
+    runDir = await createRun(file, path.join(root, 'run'), {});
+
+    // Watch the trainer's record in the workers panel: its Ray job, and the requests its connector reports.
+    let stepRequests = 0;
+    const unsubscribe = workerRegistry.onChange(() => {
+      const trainer = workerRegistry.list().find((w) => w.role === 'trainer');
+      const job = /^ray job (\S+):/.exec(trainer?.command ?? '')?.[1];
+      if (job) submissions.add(job);
+      const seen = trainer?.log.filter((l) => /connector: request step /.test(l.line)).length ?? 0;
+      if (seen > stepRequests) {
+        stepRequests = seen;
+        if (stepRequests === KILL_AT_STEP_REQUEST && job && !stopped) {
+          stopped = job;
+          void head.client.stop(job);
+        }
+      }
+    });
+    const run = await LiveRun.open(runDir, {
+      // Before the last session, wait for a decision on the first candidate, so the last session is served after it.
+      afterSession: async (session, live) => {
+        if (session !== SESSIONS - 2) return;
+        const decided = () => live.journal.events.some((e) => e.type === 'candidate-promoted' || e.type === 'candidate-rejected');
+        if (decided()) return;
+        await new Promise<void>((resolve) => {
+          live.journal.onEvent(() => {
+            if (decided()) resolve();
+          });
+        });
+      },
+    });
+    try {
+      await run.runSessions();
+      turns = [...run.servedTurns()];
+      events = [...run.journal.events];
+    } finally {
+      await run.close();
+      unsubscribe();
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    await head?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  }, 120_000);
+
+  it('submits the trainer as a Ray job that reaches a terminal state with the run', { timeout: 120_000 }, async () => {
+    expect(submissions.size).toBeGreaterThanOrEqual(2);
+    // Every job ends with the run (its worker exited, and the lab asked Ray to stop what remained): Ray says so once it has noticed.
+    for (const id of submissions) {
+      let status = (await head.client.info(id)).status;
+      for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        status = (await head.client.info(id)).status;
+      }
+      expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+    }
+    expect((await head.client.info(stopped as string)).status).toBe('STOPPED');
+  });
+
+  it("brings the remote trainer's candidate into the lab's store by content, verified, gated, promoted and served", async () => {
+    const steps = events.filter((e): e is Extract<JournalEvent, { type: 'trainer-step' }> => e.type === 'trainer-step');
+    expect(steps.length).toBeGreaterThanOrEqual(1);
+    const first = steps[0]!;
+    // The lab's own copy, re-hashed here.
+    expect(sha256Hex(await readFile(path.join(runDir, first.candidate.blob)))).toBe(first.candidate.sha256);
+    const staged = events.find((e) => e.type === 'candidate-staged' && e.version === first.candidate.version);
+    expect(staged).toBeDefined();
+    const id = staged?.type === 'candidate-staged' ? staged.id : '';
+    const lifecycle = events.filter((e) => 'id' in e && e.id === id).map((e) => e.type);
+    expect(lifecycle).toEqual(expect.arrayContaining(['candidate-verified', 'candidate-probing', 'candidate-awaiting-confirm', 'candidate-promoted']));
+    expect(events.filter((e) => e.type === 'probe-round' && e.id === id)).toHaveLength(3);
+    const promoted = events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []));
+    expect(promoted[0]).toBe(first.candidate.version);
+    expect(promoted).toContain((await readServingPointer(runDir))?.version);
+    // The last session was served by a promoted version.
+    expect(turns.some((t) => promoted.includes(t.version))).toBe(true);
+  });
+
+  it('a Ray job stopped mid-step fails that step cleanly; a new job restores the checkpoint and steps on', () => {
+    const trainerEvents = events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
+    const refused = trainerEvents.filter((e) => e.type === 'trainer-step-refused');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'crashed' });
+    const at = trainerEvents.indexOf(refused[0]!);
+    expect(at).toBe(KILL_AT_STEP_REQUEST - 1);
+    const before = trainerEvents[at - 1];
+    const after = trainerEvents[at + 1];
+    expect(before?.type).toBe('trainer-step');
+    expect(after?.type).toBe('trainer-step');
+    // Restored from the checkpoint: the step count goes on from the last good step.
+    if (before?.type === 'trainer-step' && after?.type === 'trainer-step') expect(after.step).toBe(before.step + 1);
+    // Nothing lost: every session ran once, in order.
+    expect(events.filter((e) => e.type === 'session-completed').map((e) => (e.type === 'session-completed' ? e.session : -1))).toEqual(
+      Array.from({ length: SESSIONS }, (_, i) => i),
+    );
+    expect(events.at(-1)?.type).toBe('run-completed');
+  });
+});
