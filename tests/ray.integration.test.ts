@@ -1,9 +1,9 @@
 // The trainer as a Ray job (issue 18), against a real local Ray head on the
 // CPU (PyPI's ray from `npm run setup:ray`, its own temp folder and free
 // ports, stopped after): a short run of the embedded recipe with
-// `runner: ray`, where the lab submits the trainer through Ray's job REST
-// API, the trainer connects back over WebSocket, and its candidates come to
-// the lab's weight store by content. Its candidate is verified, gated,
+// `runner: ray`, where the lab submits the trainer and the probe engine through Ray's job REST
+// API, they connect back over WebSocket, the trainer's candidates come to
+// the lab's weight store by content and go to the probe engine by content. Its candidate is verified, gated,
 // promoted and served. Mid-way, the trainer's Ray job is stopped while a step
 // is in flight: that step is refused cleanly (journaled, nothing half-stored),
 // the supervisor submits a new job, which restores the last checkpoint
@@ -34,6 +34,8 @@ describe.skipIf(rayEnvironment() === null && process.env.CI !== 'true')('the tra
   let events: JournalEvent[];
   let turns: readonly TurnRecord[];
   const submissions = new Set<string>();
+  const probeJobs = new Set<string>();
+  let probeSetAdapter = false;
   let stopped: string | undefined;
 
   beforeAll(async () => {
@@ -53,14 +55,20 @@ describe.skipIf(rayEnvironment() === null && process.env.CI !== 'true')('the tra
       margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
     });
     const doc = parseDocument(await readFile(file, 'utf8'));
-    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 } } });
+    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 }, probe: { num_cpus: 1 } } });
     await writeFile(file, doc.toString());
     runDir = await createRun(file, path.join(root, 'run'), {});
 
     // Watch the trainer's record in the workers panel: its Ray job, and the requests its connector reports.
     let stepRequests = 0;
     const unsubscribe = workerRegistry.onChange(() => {
-      const trainer = workerRegistry.list().find((w) => w.role === 'trainer');
+      const listed = workerRegistry.list();
+      for (const w of listed) {
+        const id = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
+        if (id && w.role === 'probe') probeJobs.add(id);
+        if (w.role === 'probe' && w.log.some((l) => /connector: request setAdapter /.test(l.line))) probeSetAdapter = true;
+      }
+      const trainer = listed.find((w) => w.role === 'trainer');
       const job = /^ray job (\S+):/.exec(trainer?.command ?? '')?.[1];
       if (job) submissions.add(job);
       const seen = trainer?.log.filter((l) => /connector: request step /.test(l.line)).length ?? 0;
@@ -112,6 +120,11 @@ describe.skipIf(rayEnvironment() === null && process.env.CI !== 'true')('the tra
       expect(['STOPPED', 'SUCCEEDED']).toContain(status);
     }
     expect((await head.client.info(stopped as string)).status).toBe('STOPPED');
+    // The probe engine ran as a Ray job too: the candidates it probed reached it by content.
+    expect(probeJobs.size).toBeGreaterThanOrEqual(1);
+    const probeLog = await head.client.logs([...probeJobs][0] as string);
+    expect(probeLog).toMatch(/gatelab connector: connected/);
+    expect(probeSetAdapter).toBe(true);
   });
 
   it("brings the remote trainer's candidate into the lab's store by content, verified, gated, promoted and served", async () => {

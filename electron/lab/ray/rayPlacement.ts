@@ -8,6 +8,7 @@
 import type { RayRunner, Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import { gpusOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
 import { trainerWeightSync } from '../remote/trainerWeightSync';
+import { engineAdapterSync } from '../remote/engineAdapterSync';
 import { rayJobLauncher } from './rayJobWorker';
 
 /** The roles that can run as Ray jobs, and which of them this build can move weights for. */
@@ -22,9 +23,10 @@ export function rayRoleOf(recipe: Recipe, role: RoleName): RayRunner['roles'][Ra
 export function rayRunnerProblems(recipe: Recipe): string[] {
   if (recipe.runner === 'local') return [];
   const problems: string[] = [];
+  // An engine behind its own HTTP server (vLLM, SGLang) is not a worker process the connector can bridge.
   for (const role of ['serving', 'probe'] as const) {
-    if (recipe.runner.roles[role]) {
-      problems.push(`runner.roles.${role}: engines as Ray jobs are not built yet (their adapters must reach the node by content); run ${role} on this host`);
+    if (recipe.runner.roles[role] && recipe.policy.kind !== 'embedded') {
+      problems.push(`runner.roles.${role}: a ${recipe.policy.kind} engine as a Ray job is not built yet; run ${role} on this host`);
     }
   }
   return problems;
@@ -54,7 +56,7 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
       ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
       ...(settings.node !== undefined ? { node: settings.node } : {}),
       env: runner.env,
-      ...(role === 'trainer' ? { hooks: trainerWeightSync } : {}),
+      hooks: role === 'trainer' ? trainerWeightSync : engineAdapterSync,
     }),
   };
 }
