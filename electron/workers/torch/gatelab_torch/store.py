@@ -21,7 +21,6 @@ from pathlib import Path
 
 import torch
 from safetensors.torch import load as load_safetensors
-from safetensors.torch import save as save_safetensors
 
 CHECKPOINT_FORMAT = "gatelab-torch-trainer/1"
 CHECKPOINT_STATE = "trainer_state.pt"
@@ -64,10 +63,27 @@ def js_number(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
+def safetensors_bytes(tensors: dict[str, torch.Tensor], metadata: dict[str, str]) -> bytes:
+    """A safetensors file with a canonical header (keys sorted, tensors by name): the blob is content-addressed,
+    so the same adapter must give the same bytes — safetensors' own writer orders the metadata by hash."""
+    names = {torch.float32: "F32", torch.bfloat16: "BF16", torch.float16: "F16"}
+    header: dict = {"__metadata__": dict(sorted(metadata.items()))}
+    chunks, offset = [], 0
+    for name in sorted(tensors):
+        t = tensors[name].detach().to("cpu").contiguous()
+        data = t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        header[name] = {"dtype": names[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + b"".join(chunks)
+
+
 def adapter_bytes(tensors: dict[str, torch.Tensor], rank: int, alpha: float, dtype: str) -> bytes:
     """PEFT's adapter_model.safetensors: its tensor names, the chosen dtype, `format: pt` plus r and lora_alpha."""
-    cast = {k: v.detach().to("cpu", DTYPES[dtype]).contiguous() for k, v in sorted(tensors.items())}
-    return save_safetensors(cast, metadata={"format": "pt", "lora_alpha": js_number(alpha), "r": str(rank)})
+    cast = {k: v.detach().to("cpu", DTYPES[dtype]) for k, v in tensors.items()}
+    return safetensors_bytes(cast, {"format": "pt", "lora_alpha": js_number(alpha), "r": str(rank)})
 
 
 def read_adapter(path: Path) -> dict[str, torch.Tensor]:

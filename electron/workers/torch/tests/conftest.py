@@ -58,3 +58,36 @@ def smollm2() -> Path:
     if not (path / ".gatelab-model.json").exists():
         pytest.skip(f"{path} is missing: run `npm run setup:python`")
     return path
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(golden, tmp_path_factory) -> Path:
+    """The golden tiny Llama saved as a Hugging Face folder (no tokenizer: samples carry promptIds)."""
+    path = tmp_path_factory.mktemp("tiny-llama")
+    tiny_model(golden).save_pretrained(path)
+    return path
+
+
+def tiny_init(tiny_dir: Path, store: Path, **over) -> dict:
+    params = {
+        "modelDir": str(tiny_dir), "baseSha256": "ab" * 32, "storeDir": str(store),
+        "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "dtype": "F32"},
+        "objective": {"temperature": 1, "clipLow": 0.2, "clipHigh": 0.28, "logRatioClamp": 20, "wRl": 1, "wOpd": 1, "klCoef": 0.05,
+                      "opdAdvantageClamp": 1, "entropyCoef": 0, "oldLogprobs": "rollout"},
+        "optimizer": {"lr": 0.01, "betas": [0.9, 0.98], "eps": 1e-8, "weightDecay": 0.1, "maxGradNorm": 1.0},
+        "seed": 7,
+    }
+    params.update(over)
+    return params
+
+
+def tiny_samples(golden: dict) -> list[dict]:
+    """The golden samples as protocol samples: RL-only turns and one OPD turn whose teacher comes as teacherTopLogprobs."""
+    out = []
+    for s, fb in zip(golden["samples"], golden["expected"]["frozenBase"]):
+        sample = json.loads(json.dumps({k: v for k, v in s.items() if k != "hintedPromptIds"}))  # a deep copy: tests mutate it
+        sample["messages"] = [{"role": "user", "content": "tiny"}]
+        if fb["teacherTopLogprobs"] is not None:
+            sample["teacherTopLogprobs"] = fb["teacherTopLogprobs"]
+        out.append(sample)
+    return out
