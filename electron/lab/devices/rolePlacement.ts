@@ -24,6 +24,8 @@ export type RolePlacement = {
    * job); absent: a local process. Backends pass it to their SupervisedWorker.
    */
   launch?: WorkerLauncher;
+  /** With `launch` (a Ray job): the GPUs the job reserves on its node, visible there as 0…n−1 (`gpus` is this host's only). */
+  remoteGpuCount?: number;
 };
 
 export function gpusOf(device: WorkerDevice): number[] {

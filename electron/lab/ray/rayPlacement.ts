@@ -42,6 +42,7 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
     env: { CUDA_DEVICE_ORDER: 'PCI_BUS_ID', ...(numGpus === 0 ? { CUDA_VISIBLE_DEVICES: '' } : {}) },
     nice: 0,
     gpus: [],
+    remoteGpuCount: numGpus,
     launch: rayJobLauncher({
       address: runner.address,
       python: runner.python,

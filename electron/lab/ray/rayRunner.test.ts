@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { composeRun, reasonsNotRunnable } from '../backends/composeRun';
 import { loadRecipe, parseRecipe, RecipeError } from '../recipe/loadRecipe';
 import { shellCommandLine, shellQuote } from './shellQuote';
+import { rayPlacement } from './rayPlacement';
+import { torchTrainerArgs } from '../backends/trainers/torchTrainer';
 import { execFileSync } from 'node:child_process';
 
 const recipesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../recipes');
@@ -56,8 +58,8 @@ describe('runner in the recipe', () => {
     const source = await embeddedWith({ kind: 'ray', address: 'http://127.0.0.1:1', roles: { trainer: { num_cpus: 2 }, probe: {} } }, { trainer: { gpus: [0, 1] } });
     const recipe = parseRecipe(source, 'r.yaml');
     // The trainer's GPUs are on a cluster node, not here: no host problem.
-    expect(reasonsNotRunnable(recipe, { gpus: [] })).toEqual([]);
-    const backends = composeRun(recipe, { resolvePath: (p) => path.resolve(recipesDir, p), host: { gpus: [] } });
+    expect(reasonsNotRunnable(recipe, { gpus: [], problem: null })).toEqual([]);
+    const backends = composeRun(recipe, { resolvePath: (p) => path.resolve(recipesDir, p), host: { gpus: [], problem: null } });
     const trainer = backends.placement('trainer');
     expect(trainer.launch).toBeTypeOf('function');
     // Ray sets CUDA_VISIBLE_DEVICES for a job with GPUs: the lab does not.
@@ -66,12 +68,24 @@ describe('runner in the recipe', () => {
     expect(backends.placement('serving').launch).toBeUndefined();
     // A local role's GPUs are still checked here.
     const local = parseRecipe(await embeddedWith({ kind: 'ray', address: 'http://h:8265', roles: { trainer: {} } }, { probe: { gpus: [3] } }), 'r.yaml');
-    expect(reasonsNotRunnable(local, { gpus: [] })).toEqual([expect.stringMatching(/role probe asks for GPU 3/)]);
+    expect(reasonsNotRunnable(local, { gpus: [], problem: null })).toEqual([expect.stringMatching(/role probe asks for GPU 3/)]);
+  });
+
+  it('torchrun in a Ray job runs one process per GPU the job reserves on its node', () => {
+    const runner = { kind: 'ray' as const, address: 'http://h:8265', python: 'python3', control: { bind: '127.0.0.1', port: 0 }, roles: { trainer: { num_cpus: 8, num_gpus: 4 } }, env: {} };
+    const placement = rayPlacement(runner, 'trainer', 'cpu');
+    expect(placement.gpus).toEqual([]);
+    expect(placement.remoteGpuCount).toBe(4);
+    expect(torchTrainerArgs('torchrun', placement)).toContain('--nproc-per-node=4');
+    // Without num_gpus, the device map's GPU count is what the job reserves.
+    const fromMap = rayPlacement({ ...runner, roles: { trainer: { num_cpus: 1 } } }, 'trainer', { gpus: [1, 2] });
+    expect(fromMap.remoteGpuCount).toBe(2);
+    expect(fromMap.env.CUDA_VISIBLE_DEVICES).toBeUndefined();
   });
 
   it("refuses an HTTP-server engine as a Ray role, naming the role", async () => {
     const { recipe } = await loadRecipe(path.join(recipesDir, 'reef-openclawrl-ray.yaml'));
-    const reasons = reasonsNotRunnable(recipe, { gpus: [] });
+    const reasons = reasonsNotRunnable(recipe, { gpus: [], problem: null });
     expect(reasons).toContain('runner.roles.serving: a sglang engine as a Ray job is not built yet; run serving on this host');
     expect(reasons.some((r) => /role trainer asks/.test(r))).toBe(false);
   });

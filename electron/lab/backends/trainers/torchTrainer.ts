@@ -34,7 +34,9 @@ export type TorchTrainerOptions = {
 export function torchTrainerArgs(launcher: 'local' | 'torchrun', placement: RolePlacement, options: TorchTrainerOptions = {}): string[] {
   const module = ['-m', 'gatelab_torch', '--dtype', options.dtype ?? 'auto', ...(options.gradientCheckpointing ? ['--gradient-checkpointing'] : [])];
   if (launcher === 'local') return module;
-  const processes = placement.gpus.length > 0 ? placement.gpus.length : (options.cpuProcesses ?? 2);
+  // A Ray job's GPUs are on its node (placement.remoteGpuCount); this host's are placement.gpus.
+  const gpus = placement.gpus.length > 0 ? placement.gpus.length : (placement.remoteGpuCount ?? 0);
+  const processes = gpus > 0 ? gpus : (options.cpuProcesses ?? 2);
   // --standalone: a local rendezvous on a free port, nothing outside this host.
   return ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
 }
@@ -42,7 +44,9 @@ export function torchTrainerArgs(launcher: 'local' | 'torchrun', placement: Role
 export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}): TrainerBackend {
   const { trainer } = recipe;
   const reasons: string[] = [];
-  if (trainer.launcher === 'ray') reasons.push("the torch trainer runs under launcher 'local' or 'torchrun'; 'ray' is not built");
+  if (trainer.launcher === 'ray') {
+    reasons.push("the torch trainer runs under launcher 'local' or 'torchrun'; to run it on a Ray cluster, keep one of those and name the trainer in the recipe's runner (kind: ray)");
+  }
   if (trainer.loss.entropy_coef !== 0) reasons.push(`the torch trainer has no entropy term; the recipe's entropy_coef is ${trainer.loss.entropy_coef}`);
   if (recipe.policy.kind === 'embedded') {
     reasons.push("the torch trainer trains a Hugging Face model; the embedded policy is an onnx folder (use trainer kind 'embedded', or a vllm/sglang policy)");
@@ -75,6 +79,8 @@ export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}):
         entry,
         env: placement.env,
         nice: placement.nice,
+        // recipe runner: ray — the process is a Ray job on a cluster node.
+        ...(placement.launch ? { launch: placement.launch } : {}),
         describe: workerDescriptor('trainer', placement),
         // Importing torch and starting torchrun's ranks takes a while on a loaded CPU.
         startTimeoutMs: 300_000,
