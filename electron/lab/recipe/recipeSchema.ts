@@ -104,8 +104,13 @@ export const policySchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.enum(['sglang', 'vllm']),
-    model: z.string().min(1).describe('a Hugging Face model id or a local path'),
+    model: z
+      .string()
+      .min(1)
+      .describe('a local model folder (relative to the recipe), or a Hugging Face id looked up as $GATELAB_HOME/models/<last part, lower case>'),
     tensor_parallel: positiveInt.default(1),
+    max_model_len: positiveInt.optional().describe("the served context, prompt and reply (default: 2048 on a CPU, the model's own on a GPU)"),
+    max_lora_rank: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]).default(16).describe('the largest LoRA rank the engine accepts (vLLM --max-lora-rank)'),
     sampling: samplingSchema,
     logprobs_top_k: positiveInt.default(4),
   }),
