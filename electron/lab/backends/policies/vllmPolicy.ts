@@ -25,6 +25,7 @@ import { BackendUnavailableError } from '../backendUnavailable';
 import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { hfVocabulary } from './hfVocabulary';
 import { writeZeroAdapter } from './vllm/loraFolders';
+import { vllmModelView } from './vllm/modelView';
 import { findEngineEnvironment, findModelFolder } from './vllm/vllmEnvironment';
 import { VllmEngineClient } from './vllm/vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllm/vllmServerArgs';
@@ -69,11 +70,12 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
     const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);
     const workDir = await mkdtemp(path.join(tmpdir(), `gatelab-vllm-${role}-`));
     const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
+    const servedModelDir = await vllmModelView(modelDir, workDir);
     const port = await freeLoopbackPort();
     const apiKey = randomBytes(24).toString('hex');
     const settings = {
       python,
-      modelDir,
+      modelDir: servedModelDir,
       port,
       apiKey,
       servedModelName: 'gatelab-base',

@@ -10,12 +10,8 @@
  * one environment cannot hold both pins.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
-
-export function gatelabHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return env.GATELAB_HOME ?? path.join(homedir(), '.cache', 'gatelab');
-}
+import { gatelabHome } from '../../../python/pythonEnvironment';
 
 function venvPython(venv: string): string {
   return process.platform === 'win32' ? path.join(venv, 'Scripts', 'python.exe') : path.join(venv, 'bin', 'python');
