@@ -87,6 +87,7 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
       cpuCores: cpuCoresFor(role),
       kvCacheGiB: 1,
       seed: 0,
+      ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
     };
     let client: VllmEngineClient | undefined;
     const server = new SupervisedServer({

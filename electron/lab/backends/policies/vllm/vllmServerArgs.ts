@@ -39,6 +39,8 @@ export type VllmServerSettings = {
   /** CPU only: GiB of KV cache (VLLM_CPU_KVCACHE_SPACE). */
   kvCacheGiB?: number;
   seed: number;
+  /** GPU only: vLLM's --gpu-memory-utilization (roles sharing a GPU need it lower than the default 0.9). */
+  gpuMemoryUtilization?: number;
 };
 
 export function vllmServerArgs(s: VllmServerSettings): string[] {
@@ -76,6 +78,7 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     '--seed',
     String(s.seed),
     '--disable-uvicorn-access-log',
+    ...(!s.cpu && s.gpuMemoryUtilization !== undefined ? ['--gpu-memory-utilization', String(s.gpuMemoryUtilization)] : []),
   ];
 }
 
