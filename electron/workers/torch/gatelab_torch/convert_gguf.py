@@ -10,11 +10,22 @@ The logits of the two are compared on a fixed prompt before anything is written.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM
+
+
+def write_classic_rope_theta(config_path: Path) -> None:
+    """transformers 5 writes rope_theta inside rope_parameters; readers of the classic layout (the lab's
+    policyConfig, engines) look for it at the top level. Both are written, with the same value."""
+    config = json.loads(config_path.read_text())
+    theta = (config.get("rope_parameters") or {}).get("rope_theta")
+    if "rope_theta" not in config and theta is not None:
+        config["rope_theta"] = theta
+        config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 def convert(gguf: Path, out: Path) -> None:
@@ -28,6 +39,9 @@ def convert(gguf: Path, out: Path) -> None:
 
     config = loaded.config
     config.dtype = torch.float32
+    # The weights are dequantized: the folder must not claim a GGUF quantization (an engine would try to apply it).
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
     fresh = LlamaForCausalLM(config).to(torch.float32)
     fresh.load_state_dict(loaded.state_dict(), strict=True)
     fresh.eval()
@@ -43,6 +57,7 @@ def convert(gguf: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     fresh.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
+    write_classic_rope_theta(out / "config.json")
     print(f"converted {gguf.name}: {sum(p.numel() for p in fresh.parameters())} parameters, logits identical on a {ids.shape[1]}-token prompt", file=sys.stderr)
 
 
