@@ -6,7 +6,7 @@
  * the default for `num_gpus`.
  */
 import type { RayRunner, Recipe, WorkerDevice } from '../recipe/recipeSchema';
-import { gpusOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
+import { gpusOf, niceOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
 import { trainerWeightSync } from '../remote/trainerWeightSync';
 import { engineAdapterSync } from '../remote/engineAdapterSync';
 import { rayJobLauncher } from './rayJobWorker';
@@ -39,7 +39,12 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
   const numGpus = settings.num_gpus ?? gpus.length;
   return {
     // Ray sets CUDA_VISIBLE_DEVICES for a job that reserves GPUs; one that reserves none sees none.
-    env: { CUDA_DEVICE_ORDER: 'PCI_BUS_ID', ...(numGpus === 0 ? { CUDA_VISIBLE_DEVICES: '' } : {}) },
+    env: {
+      CUDA_DEVICE_ORDER: 'PCI_BUS_ID',
+      ...(numGpus === 0 ? { CUDA_VISIBLE_DEVICES: '' } : {}),
+      // The supervisor cannot renice a process on another machine: the connector starts it at this nice value.
+      ...(niceOf(device) > 0 ? { GATELAB_WORKER_NICE: String(niceOf(device)) } : {}),
+    },
     nice: 0,
     gpus: [],
     remoteGpuCount: numGpus,

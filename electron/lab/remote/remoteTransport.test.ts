@@ -5,6 +5,7 @@
  * same errors, a lost connection is a crash, files move by content.
  */
 import { execFileSync } from 'node:child_process';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -23,8 +24,9 @@ const control: ControlEndpointOptions = { bind: '127.0.0.1', port: 0 };
 const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
 const registry = new WorkerRegistry();
 
-function remoteEcho(launch: Partial<LocalConnectorLaunch> = {}, maxRestarts = 2) {
+function remoteEcho(launch: Partial<LocalConnectorLaunch> = {}, maxRestarts = 2, env?: Record<string, string>) {
   const worker = new SupervisedWorker({
+    ...(env ? { env } : {}),
     name: 'echo',
     protocol: echoProtocol,
     entry: () => sourceWorkerEntry(echoSource),
@@ -85,6 +87,13 @@ describe('a worker behind the connector', () => {
     expect(lost.code).toBe('crashed');
     expect((await worker.call('echo', { text: 'c' })).text).toBe('c');
     expect(connectors.length).toBe(3);
+  });
+
+  it('starts the worker at the nice value its placement asks for (the connector renices it)', { timeout: 60_000 }, async () => {
+    const worker = remoteEcho({}, 0, { GATELAB_WORKER_NICE: '7' });
+    const { pid } = await worker.call('echo', { text: 'nice' });
+    // In this test the "remote" machine is this one, so the OS can be asked.
+    expect(getPriority(pid)).toBe(7);
   });
 
   it('moves files by content through the hooks, checked on arrival', { timeout: 120_000 }, async () => {

@@ -11,6 +11,7 @@ Environment (set by the lab through the job's runtime_env):
   GATELAB_WORKER_ARGV    the worker's command, a JSON list (run without a shell)
   GATELAB_WORKER_ENV     extra environment for the worker, a JSON object
   GATELAB_SCRATCH        optional: the scratch folder (default: a new temp folder)
+The worker's environment may carry GATELAB_WORKER_NICE (0-19): its nice value.
 
 The WebSocket client is written here (RFC 6455, client side, text frames)
 because the standard library has none and a node may have nothing else.
@@ -161,8 +162,11 @@ class Bridge:
         self.scratch = scratch
         self.stdin_lock = threading.Lock()
         self.puts = {}
+        nice = int(env.get("GATELAB_WORKER_NICE", "0") or 0)
         self.worker = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
+            # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
+            preexec_fn=(lambda: os.nice(nice)) if 0 < nice <= 19 else None,
         )
 
     def send(self, obj):
