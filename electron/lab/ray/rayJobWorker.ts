@@ -94,12 +94,17 @@ async function followJob(
   onStatus: (status: RayJobStatus) => void,
 ): Promise<void> {
   let linesSeen = 0;
+  let lastSaid = '';
   let failures = 0;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   for (;;) {
     try {
       const info = await client.info(submissionId);
       onStatus(info.status);
+      // A job that waits for resources says why only here: the workers panel shows each change.
+      const said = `${info.status}${info.message ? `: ${info.message}` : ''}`;
+      if (said !== lastSaid) options.onLog?.(`[${options.name}] Ray job ${submissionId} ${said}`, 'stderr');
+      lastSaid = said;
       const lines = (await client.logs(submissionId)).split('\n');
       if (lines.at(-1) === '') lines.pop();
       for (const line of lines.slice(linesSeen)) options.onLog?.(line, 'stderr');

@@ -49,6 +49,9 @@ export class ControlHub {
   private listening: Promise<AddressInfo> | undefined;
   private next = 1;
 
+  /** Called once closed (the registry of endpoints forgets it). */
+  onClosed: (() => void) | undefined;
+
   constructor(private readonly options: ControlEndpointOptions) {
     this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
   }
@@ -101,6 +104,7 @@ export class ControlHub {
     }
     for (const client of this.wss.clients) client.terminate();
     if (this.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.onClosed?.();
   }
 
   private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -125,7 +129,11 @@ export function controlHub(options: ControlEndpointOptions): ControlHub {
   const key = `${options.bind}|${options.port}|${options.advertise ?? ''}`;
   let hub = hubs.get(key);
   if (!hub) {
-    hub = new ControlHub(options);
+    const made = new ControlHub(options);
+    made.onClosed = () => {
+      if (hubs.get(key) === made) hubs.delete(key);
+    };
+    hub = made;
     hubs.set(key, hub);
   }
   return hub;
