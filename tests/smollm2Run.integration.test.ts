@@ -17,6 +17,15 @@ import { readServingPointer } from '../electron/lab/journal/servingPointer';
 import { loadRecipe } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { repoRoot } from './helpers/testRecipe';
+import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
+import { isTerminalStatus } from '../electron/lab/ray/rayJobsClient';
+import { sha256Hex } from '../electron/lab/weights/weightStore';
+import { workerRegistry } from '../electron/lab/workers/workerRegistry';
+
+// Issue 18: where Ray is installed (`npm run setup:ray`; CI runs it), the
+// trainer runs as a Ray job on a local head (CPU, own temp dir, free ports,
+// stopped after): the same run, its candidates coming to the lab by content.
+const withRay = rayEnvironment() !== null;
 
 const SESSIONS = 3;
 const recipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
@@ -24,8 +33,9 @@ const { recipe: fullRecipe } = await loadRecipe(recipeFile);
 const reasons = reasonsNotRunnable(fullRecipe, thisHost());
 if (reasons.length > 0) console.warn(`smollm2Run.integration.test.ts skipped: ${reasons.join('; ')}`);
 
-async function shortRecipe(dir: string): Promise<string> {
+async function shortRecipe(dir: string, head?: RayHead): Promise<string> {
   const doc = parseDocument(await readFile(recipeFile, 'utf8'));
+  if (head) doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 } } });
   doc.setIn(['tasks', 'file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'homework.json'));
   doc.setIn(['tasks', 'probe_file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'probe.json'));
   doc.setIn(['tasks', 'sessions'], SESSIONS);
@@ -41,8 +51,10 @@ async function shortRecipe(dir: string): Promise<string> {
   return file;
 }
 
-describe.skipIf(reasons.length > 0)('a run of the SmolLM2 CPU recipe (shortened, vLLM + torch)', () => {
+describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened, vLLM + torch${withRay ? ', the trainer as a Ray job' : ''})`, () => {
   let root: string;
+  let head: RayHead | undefined;
+  const trainerJobs = new Set<string>();
   let runDir: string;
   let events: JournalEvent[];
   let injected: { state: { kind: string } } | undefined;
@@ -50,7 +62,14 @@ describe.skipIf(reasons.length > 0)('a run of the SmolLM2 CPU recipe (shortened,
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-smollm2-run-'));
-    runDir = await createRun(await shortRecipe(root), path.join(root, 'run'), {});
+    if (withRay) head = await startRayHead({ numCpus: 2 });
+    runDir = await createRun(await shortRecipe(root, head), path.join(root, 'run'), {});
+    const unsubscribe = workerRegistry.onChange(() => {
+      for (const w of workerRegistry.list()) {
+        const job = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
+        if (job && w.role === 'trainer') trainerJobs.add(job);
+      }
+    });
     const run = await LiveRun.open(runDir);
     try {
       await run.runSessions();
@@ -62,12 +81,14 @@ describe.skipIf(reasons.length > 0)('a run of the SmolLM2 CPU recipe (shortened,
       events = [...run.journal.events];
     } finally {
       await run.close();
+      unsubscribe();
     }
   }, 1_800_000);
 
   afterAll(async () => {
+    await head?.stop();
     if (root) await rm(root, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('runs every session on the vLLM serving engine, each reply naming its version', () => {
     expect(events.filter((e) => e.type === 'session-completed')).toHaveLength(SESSIONS);
@@ -77,6 +98,23 @@ describe.skipIf(reasons.length > 0)('a run of the SmolLM2 CPU recipe (shortened,
     const verified = events.filter((e) => e.type === 'candidate-verified');
     expect(verified.length).toBeGreaterThan(0);
     expect(events.some((e) => e.type === 'probe-round')).toBe(true);
+  });
+
+  it.skipIf(!withRay)("runs the trainer as a Ray job whose candidates reach the lab's store by content", { timeout: 120_000 }, async () => {
+    expect(trainerJobs.size).toBeGreaterThanOrEqual(1);
+    for (const id of trainerJobs) {
+      let status = (await head!.client.info(id)).status;
+      for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        status = (await head!.client.info(id)).status;
+      }
+      expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+    }
+    const steps = events.filter((e) => e.type === 'trainer-step');
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) {
+      if (step.type === 'trainer-step') expect(sha256Hex(await readFile(path.join(runDir, step.candidate.blob)))).toBe(step.candidate.sha256);
+    }
   });
 
   it('rejects the injected bad candidate and leaves the pointer where it was', async () => {
