@@ -83,11 +83,14 @@ describe('runner in the recipe', () => {
     expect(fromMap.env.CUDA_VISIBLE_DEVICES).toBeUndefined();
   });
 
-  it("refuses an HTTP-server engine as a Ray role, naming the role", async () => {
+  it('the Ray variant of Reef places the trainer on the cluster, and refuses a vLLM engine as a Ray role, naming the role', async () => {
     const { recipe } = await loadRecipe(path.join(recipesDir, 'reef-openclawrl-ray.yaml'));
-    const reasons = reasonsNotRunnable(recipe, { gpus: [], problem: null });
-    expect(reasons).toContain('runner.roles.serving: a sglang engine as a Ray job is not built yet; run serving on this host');
-    expect(reasons.some((r) => /role trainer asks/.test(r))).toBe(false);
+    const eightGpus = { gpus: Array.from({ length: 8 }, (_, index) => ({ index, name: 'GPU', memoryTotalMiB: 80_000, memoryUsedMiB: 0 })), problem: null };
+    // The trainer asks for 4 GPUs on its node; this host is only checked for serving (0) and probe (1).
+    const onTwo = reasonsNotRunnable(recipe, { gpus: eightGpus.gpus.slice(0, 2), problem: null });
+    expect(onTwo.some((r) => /role (trainer|serving|probe) asks/.test(r))).toBe(false);
+    const engines = { ...recipe, runner: recipe.runner === 'local' ? recipe.runner : { ...recipe.runner, roles: { ...recipe.runner.roles, serving: { num_cpus: 1 } } } };
+    expect(reasonsNotRunnable(engines, eightGpus)).toContain('runner.roles.serving: a vllm engine as a Ray job is not built yet; run serving on this host');
   });
 });
 
