@@ -2,11 +2,13 @@
 // Builds everything `npm start`, the tests and packaging run:
 //   esbuild → dist/main/main.js, dist/preload/preload.cjs, dist/lab/browser.js,
 //             dist/lab/cli.js, dist/workers/<name>.js
+//   copy    → dist/workers/torch/gatelab_torch/ (the Python torch worker's sources)
+//             dist/workers/gatelab_connector.py (the Ray connector)
 //   vite    → dist/renderer/
 // Runtime dependencies (package.json "dependencies") and electron stay
 // external: they are resolved from node_modules (or the packaged app's).
 // Usage: node scripts/build.mjs [--only=node|renderer]
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build as esbuild } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
@@ -63,6 +65,13 @@ async function buildNode() {
     ),
   );
   console.log(`build: ${entries.length} Node entries → ${entries.map(([, out]) => out).join(', ')}`);
+  // The torch trainer is Python: its package travels as sources (electron/lab/python/pythonEnvironment.ts finds it).
+  cpSync(join(repoRoot, 'electron/workers/torch/gatelab_torch'), join(repoRoot, 'dist/workers/torch/gatelab_torch'), {
+    recursive: true,
+    filter: (source) => !source.includes('__pycache__'),
+  });
+  // GateLab's Ray connector: the lab sends its source inside each Ray job (electron/lab/remote/connectorEnvironment.ts finds it).
+  cpSync(join(repoRoot, 'electron/workers/ray/gatelab_connector.py'), join(repoRoot, 'dist/workers/gatelab_connector.py'));
 }
 
 async function buildRenderer() {

@@ -19,6 +19,7 @@ import { BackendUnavailableError } from './backendUnavailable';
 import { policyBackend, type PolicyBackend, type RecipePathResolver } from './policyBackend';
 import { studentBackend } from './studentBackend';
 import { trainerBackend, type TrainerBackend } from './trainerBackend';
+import { rayPlacement, rayRoleOf, rayRunnerProblems } from '../ray/rayPlacement';
 
 export type RunBackends = {
   policy: PolicyBackend;
@@ -47,7 +48,9 @@ export type ComposeOptions = {
 };
 
 export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends {
-  const reasons = devicePlacementProblems(recipe.devices, options.host ?? thisHost());
+  // A role that runs as a Ray job is placed by Ray on its nodes, not on this host.
+  const localDevices = Object.fromEntries(Object.entries(recipe.devices).filter(([role]) => rayRoleOf(recipe, role as RoleName) === undefined));
+  const reasons = [...devicePlacementProblems(localDevices, options.host ?? thisHost()), ...rayRunnerProblems(recipe)];
   const part = <T>(build: () => T): T | undefined => {
     try {
       return build();
@@ -57,7 +60,7 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
       return undefined;
     }
   };
-  const policy = part(() => policyBackend(recipe.policy, options.resolvePath, recipe.tasks));
+  const policy = part(() => policyBackend(recipe.policy, options.resolvePath, recipe.tasks, options.host ?? thisHost(), options.env));
   const trainer = part(() => trainerBackend(recipe));
   const students = part(() => studentBackend(recipe.student, options.env ? { env: options.env } : {}));
   if (!policy || !trainer || !students || reasons.length > 0) throw new BackendUnavailableError(reasons);
@@ -66,7 +69,13 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
     trainer,
     students,
     judge: () => createTurnJudge(recipe.judge, { seed: recipe.seed, ...(options.env ? { env: options.env } : {}) }),
-    placement: (role) => rolePlacement(recipe.devices[role]),
+    placement: (role) => {
+      const runner = recipe.runner;
+      if (runner !== 'local' && (role === 'trainer' || role === 'serving' || role === 'probe') && runner.roles[role]) {
+        return rayPlacement(runner, role, recipe.devices[role]);
+      }
+      return rolePlacement(recipe.devices[role]);
+    },
   };
 }
 
@@ -80,7 +89,7 @@ export function composeServing(
 ): { policy: PolicyBackend; placement: RolePlacement } {
   const reasons = devicePlacementProblems({ serving: options.device }, options.host ?? thisHost());
   if (reasons.length > 0) throw new BackendUnavailableError(reasons);
-  return { policy: policyBackend(policy, options.resolvePath), placement: rolePlacement(options.device) };
+  return { policy: policyBackend(policy, options.resolvePath, undefined, options.host ?? thisHost(), options.env), placement: rolePlacement(options.device) };
 }
 
 /** Every reason the recipe cannot run on this host with this build; empty when it can. */

@@ -3,7 +3,7 @@
  * and probe the policy, the base model's identity, and the gateway's
  * tokenizer. One case per kind; a backend is one file under policies/.
  *
- * To add an engine backend (vLLM, SGLang): write policies/<kind>Policy.ts
+ * To add an engine backend: write policies/<kind>Policy.ts
  * returning a PolicyBackend — its `startEngine` gives an `EngineClient`
  * (electron/lab/protocols/engineProtocol.ts), for instance a supervised
  * process through `startRpcEngine` or an HTTP client of its server — and
@@ -15,8 +15,10 @@ import type { RolePlacement } from '../devices/rolePlacement';
 import type { GatewayTokenizer } from '../serving/gatewayTokenizer';
 import type { StartedEngine } from '../serving/rpcEngineClient';
 import type { WorkerState } from '../workers/supervisedWorker';
-import { BackendUnavailableError } from './backendUnavailable';
 import { embeddedPolicy } from './policies/embeddedPolicy';
+import { sglangPolicy } from './policies/sglangPolicy';
+import { vllmPolicy } from './policies/vllmPolicy';
+import type { HostGpus } from '../devices/hostGpus';
 
 export type EngineStart = {
   role: EngineRole;
@@ -40,16 +42,20 @@ export interface PolicyBackend {
 export type RecipePathResolver = (recipePath: string) => string;
 
 /** `tasks`: the recipe's task source, when there is a recipe (a backend may refuse tasks its model cannot read). */
-export function policyBackend(policy: Recipe['policy'], resolvePath: RecipePathResolver, tasks?: Recipe['tasks']): PolicyBackend {
+export function policyBackend(
+  policy: Recipe['policy'],
+  resolvePath: RecipePathResolver,
+  tasks?: Recipe['tasks'],
+  host?: HostGpus,
+  env?: Readonly<Record<string, string | undefined>>,
+): PolicyBackend {
   switch (policy.kind) {
     case 'embedded':
       return embeddedPolicy(resolvePath(policy.model_dir), tasks);
     case 'vllm':
+      return vllmPolicy(policy, resolvePath, env ? { env } : {});
     case 'sglang':
-      throw new BackendUnavailableError([
-        `policy engine '${policy.kind}' (${policy.model}) is not built into this version of GateLab: ` +
-          `it needs a ${policy.kind === 'vllm' ? 'vLLM' : 'SGLang'} engine backend (electron/lab/backends/policies/) and its server`,
-      ]);
+      return sglangPolicy(policy, host, env);
     default: {
       const unknown: never = policy;
       throw new Error(`unknown policy kind ${JSON.stringify(unknown)}`);

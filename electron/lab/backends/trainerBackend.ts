@@ -4,7 +4,7 @@
  * (electron/lab/protocols/trainerProtocol.ts). One case per kind; a backend
  * is one file under trainers/.
  *
- * To add a trainer (the Python torch trainer): write trainers/<kind>Trainer.ts
+ * To add a trainer (as the Python torch trainer did): write trainers/<kind>Trainer.ts
  * that starts its process — a `process` WorkerEntry (an argument array, no
  * shell: e.g. the venv's python with `-m …`, or torchrun for
  * `launcher: torchrun`) with the placement's environment — through
@@ -18,8 +18,8 @@ import type { Recipe } from '../recipe/recipeSchema';
 import type { RolePlacement } from '../devices/rolePlacement';
 import type { SupervisedWorker } from '../workers/supervisedWorker';
 import type { WorkerConnection } from '../workers/workerConnection';
-import { BackendUnavailableError } from './backendUnavailable';
 import { embeddedTrainer } from './trainers/embeddedTrainer';
+import { torchTrainer } from './trainers/torchTrainer';
 
 /** What the lab uses of a trainer process (its pid for the logs and tests). */
 export type TrainerWorker = Pick<SupervisedWorker<TrainerProtocol>, 'start' | 'call' | 'shutdown' | 'pid'>;
@@ -44,10 +44,7 @@ export function trainerBackend(recipe: Recipe): TrainerBackend {
     case 'embedded':
       return embeddedTrainer(recipe);
     case 'torch':
-      throw new BackendUnavailableError([
-        `trainer 'torch' (launcher ${trainer.launcher}) is not built into this version of GateLab: ` +
-          'it needs the Python torch trainer (electron/workers/torch/, started from electron/lab/backends/trainers/) with torch, transformers and peft',
-      ]);
+      return torchTrainer(recipe);
     default: {
       const unknown: never = trainer.kind;
       throw new Error(`unknown trainer kind ${JSON.stringify(unknown)}`);

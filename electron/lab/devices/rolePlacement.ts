@@ -7,6 +7,7 @@
 import type { Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workers/workerRegistry';
 import type { HostGpus } from './hostGpus';
+import type { WorkerLauncher } from '../workers/workerProcess';
 
 export type RoleName = keyof Recipe['devices'];
 
@@ -18,6 +19,13 @@ export type RolePlacement = {
   nice: number;
   /** The role's GPU indices; empty on the CPU. */
   gpus: readonly number[];
+  /**
+   * How its process starts when not on this host (recipe `runner: ray`: a Ray
+   * job); absent: a local process. Backends pass it to their SupervisedWorker.
+   */
+  launch?: WorkerLauncher;
+  /** With `launch` (a Ray job): the GPUs the job reserves on its node, visible there as 0…n−1 (`gpus` is this host's only). */
+  remoteGpuCount?: number;
 };
 
 export function gpusOf(device: WorkerDevice): number[] {

@@ -104,8 +104,19 @@ export const policySchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.enum(['sglang', 'vllm']),
-    model: z.string().min(1).describe('a Hugging Face model id or a local path'),
+    model: z
+      .string()
+      .min(1)
+      .describe('a local model folder (relative to the recipe), or a Hugging Face id looked up as $GATELAB_HOME/models/<last part, lower case>'),
     tensor_parallel: positiveInt.default(1),
+    max_model_len: positiveInt.optional().describe("the served context, prompt and reply (default: 2048 on a CPU, the model's own on a GPU)"),
+    max_lora_rank: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]).default(16).describe('the largest LoRA rank the engine accepts (vLLM --max-lora-rank)'),
+    gpu_memory_utilization: z
+      .number()
+      .gt(0)
+      .max(1)
+      .optional()
+      .describe("GPU hosts: the share of each engine's GPU memory it may take (vLLM --gpu-memory-utilization, default 0.9); lower it when roles share a GPU"),
     sampling: samplingSchema,
     logprobs_top_k: positiveInt.default(4),
   }),
@@ -202,6 +213,63 @@ export const gateSchema = z.strictObject({
   confirm: z.enum(['manual', 'auto']).default('manual'),
 });
 
+/** One role submitted as a Ray job: the resources its entrypoint reserves and where it may run. */
+export const rayRoleSchema = z.strictObject({
+  num_cpus: z.number().min(0).default(1).describe("entrypoint_num_cpus: CPU cores Ray reserves for the role's process"),
+  num_gpus: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("entrypoint_num_gpus (default: how many GPUs the device map gives the role); Ray picks them on the node and sets CUDA_VISIBLE_DEVICES"),
+  node: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('the node\'s IP: the job asks for the resource node:<ip> (Ray gives every node one), so the role runs there'),
+  memory: z.int().positive().optional().describe('entrypoint_memory in bytes'),
+});
+
+/**
+ * Where the worker roles run (DESIGN §6): `local` (default) starts them on
+ * this host; `ray` submits the roles it names as jobs to an existing Ray
+ * cluster through its job submission REST API. A remote worker connects back
+ * to the lab's control endpoint over WebSocket with a per-launch token.
+ */
+export const runnerSchema = z.union([
+  z.literal('local'),
+  z.strictObject({
+    kind: z.literal('ray'),
+    address: z.url().describe("the Ray dashboard's HTTP address (the job submission API), e.g. http://head-node:8265"),
+    python: z
+      .string()
+      .min(1)
+      .default('python3')
+      .describe("the Python each node runs GateLab's connector with (stdlib only; e.g. the managed env's bin/python)"),
+    control: z
+      .strictObject({
+        bind: z.string().min(1).default('127.0.0.1').describe('the address the lab\'s control endpoint listens on (loopback unless the cluster is elsewhere)'),
+        port: z.int().min(0).max(65535).default(0).describe('0: a free port'),
+        advertise: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('the host name or IP the nodes reach the lab at (default: the bind address)'),
+      })
+      .default({ bind: '127.0.0.1', port: 0 }),
+    roles: z
+      .strictObject({ trainer: rayRoleSchema.optional(), serving: rayRoleSchema.optional(), probe: rayRoleSchema.optional() })
+      .refine((roles) => Object.values(roles).some((r) => r !== undefined), { message: 'name at least one role to run on Ray' })
+      .describe('the roles that run as Ray jobs (the others run on this host)'),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
+      .default({})
+      .describe("environment variables for every Ray role's process (runtime_env env_vars)"),
+  }),
+]);
+export type Runner = z.infer<typeof runnerSchema>;
+export type RayRunner = Exclude<Runner, 'local'>;
+export type RayRole = z.infer<typeof rayRoleSchema>;
+
 export const recipeSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
   description: z.string().min(1),
@@ -214,6 +282,7 @@ export const recipeSchema = z.strictObject({
   trainer: trainerSchema,
   gate: gateSchema,
   devices: deviceMapSchema,
+  runner: runnerSchema.default('local'),
 });
 
 export type Recipe = z.infer<typeof recipeSchema>;

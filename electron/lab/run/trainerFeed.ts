@@ -224,7 +224,8 @@ export class TrainerFeed {
       this.trainFrom = through;
       this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
       // The trainer took a step the lab refused after the fact: put it back where the journal is.
-      if (code === 'bad_candidate') await this.syncTrainer((method, params) => this.worker.call(method, params as never, { timeoutMs: 120_000 }));
+      // (transfer_failed: a remote trainer's candidate did not arrive intact — it stepped all the same.)
+      if (code === 'bad_candidate' || code === 'transfer_failed') await this.syncTrainer((method, params) => this.worker.call(method, params as never, { timeoutMs: 120_000 }));
     }
   }
 }

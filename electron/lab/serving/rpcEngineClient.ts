@@ -20,6 +20,7 @@ import {
 } from '../protocols/engineProtocol';
 import { SupervisedWorker, type WorkerState } from '../workers/supervisedWorker';
 import type { WorkerEntry } from '../workers/workerEntry';
+import type { WorkerLauncher } from '../workers/workerProcess';
 import type { WorkerDescriptor } from '../workers/workerRegistry';
 import { WorkerCallError } from '../workers/workerMessages';
 
@@ -38,6 +39,8 @@ export type RpcEngineOptions = {
   nice?: number;
   /** How long a start (and the model's load) may take. */
   startTimeoutMs?: number;
+  /** Starts its process elsewhere (the placement's runner: a Ray job); default: on this host. */
+  launch?: WorkerLauncher;
   onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
   onStateChange?: (state: WorkerState, detail?: string) => void;
 };
@@ -64,6 +67,7 @@ class RpcEngineClient implements EngineClient {
       ...(options.env ? { env: options.env } : {}),
       ...(options.nice ? { nice: options.nice } : {}),
       ...(options.describe ? { describe: options.describe } : {}),
+      ...(options.launch ? { launch: options.launch } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
       startTimeoutMs: options.startTimeoutMs ?? 60_000,

@@ -113,3 +113,54 @@ export function buildHomeworkAndProbe(seed = HOMEWORK_SEED): { homework: TaskSet
     probe: { version: 1, kind: 'probe', seed, tasks: probe },
   };
 }
+
+/** How hard a task set is: at most this many steps, every step's value at most this. */
+export interface Difficulty {
+  maxSteps: number;
+  maxValue: number;
+}
+
+/**
+ * The easy homework for a small real model (recipes/smollm2-135m-cpu.yaml):
+ * SmolLM2-135M gets the final number of the standard homework right about
+ * once in 30 tries (bench:base), so no session could ever be accepted. Same
+ * templates, same wording, same criterion; only instances within the
+ * difficulty are kept (a rejected draw's instance stays free).
+ */
+export function generateTasksWithin(opts: GenerateOptions & { difficulty: Difficulty }): Task[] {
+  const templates = opts.templates ?? TEMPLATES;
+  const rng = createRng(opts.seed);
+  const tasks: Task[] = [];
+  let order: Template[] = [];
+  for (let attempt = 0; tasks.length < opts.count; attempt++) {
+    if (attempt > 200_000) throw new TaskGenerationError(`only ${tasks.length} of ${opts.count} tasks within ${JSON.stringify(opts.difficulty)}`);
+    if (order.length === 0) order = rng.shuffle(templates);
+    const template = order.shift() as Template;
+    const params = template.sample(rng);
+    if (params === null || opts.used.has(instanceKey(template, params))) continue;
+    const id = `${opts.idPrefix}-${String(tasks.length + 1).padStart(2, '0')}`;
+    const task = renderTask(template, params, rng, opts.indexOf(tasks.length), id);
+    if (task.steps.length > opts.difficulty.maxSteps || task.steps.some((s) => s.result > opts.difficulty.maxValue)) continue;
+    opts.used.add(task.instance);
+    tasks.push(task);
+  }
+  return tasks;
+}
+
+/** Two steps, values up to 100: what SmolLM2-135M can answer at all (bench:base, bench/results/smollm2-base.json). */
+export const EASY_DIFFICULTY: Difficulty = { maxSteps: 2, maxValue: 100 };
+
+/** The easy homework (72) and probe set (24), disjoint instances, seeded like the standard ones. */
+export function buildEasyHomeworkAndProbe(seed = HOMEWORK_SEED, difficulty = EASY_DIFFICULTY): { homework: TaskSet; probe: TaskSet } {
+  const used = new Set<string>();
+  const homework = generateTasksWithin({
+    seed: deriveSeed(seed, 'easy-homework'), count: HOMEWORK_COUNT, used, idPrefix: 'hw', indexOf: (i) => i + 1, difficulty,
+  });
+  const probe = generateTasksWithin({
+    seed: deriveSeed(seed, 'easy-probe'), count: PROBE_COUNT, used, idPrefix: 'probe', indexOf: (i) => i + 1, difficulty,
+  });
+  return {
+    homework: { version: 1, kind: 'homework', seed, tasks: homework },
+    probe: { version: 1, kind: 'probe', seed, tasks: probe },
+  };
+}

@@ -24,10 +24,13 @@ export const policyConfigSchema = z
     head_dim: positiveInt.optional(),
     max_position_embeddings: positiveInt,
     rms_norm_eps: z.number().positive(),
-    rope_theta: z.number().positive(),
+    /** transformers < 5 writes rope_theta; transformers 5 writes it inside rope_parameters. Either will do. */
+    rope_theta: z.number().positive().optional(),
+    rope_parameters: z.looseObject({ rope_theta: z.number().positive().optional() }).optional(),
     /** Absent in some configs: transformers' default for Llama is untied (false). */
     tie_word_embeddings: z.boolean().default(false),
   })
+  .refine((c) => (c.rope_theta ?? c.rope_parameters?.rope_theta) !== undefined, 'rope_theta (or rope_parameters.rope_theta) is required')
   .refine((c) => c.head_dim !== undefined || c.hidden_size % c.num_attention_heads === 0, 'hidden_size must be a multiple of num_attention_heads (or head_dim given)')
   .refine((c) => c.num_attention_heads % (c.num_key_value_heads ?? c.num_attention_heads) === 0, 'num_attention_heads must be a multiple of num_key_value_heads');
 

@@ -159,6 +159,63 @@ export class WeightStore {
     return complete.sort((a, b) => stepOf(a) - stepOf(b) || (a < b ? -1 : 1));
   }
 
+  /**
+   * Stores a version another machine made (a remote trainer's candidate, by
+   * content): every byte is checked before anything is written — the blob
+   * against the manifest's sha256 and size, the version id against both, the
+   * checkpoint's files against its manifest — then written like `put`
+   * (temp + fsync + rename), the checkpoint before the manifest, the manifest
+   * last. Idempotent for the same bytes.
+   */
+  async importVersion(input: {
+    readonly blob: Uint8Array;
+    readonly adapterConfig: Uint8Array;
+    readonly manifest: Uint8Array;
+    readonly checkpoint?: { readonly manifest: Uint8Array; readonly files: ReadonlyMap<string, Uint8Array> };
+  }): Promise<StoredCandidate> {
+    const manifest = candidateManifestSchema.parse(JSON.parse(Buffer.from(input.manifest).toString('utf8')));
+    const sha256 = sha256Hex(input.blob);
+    if (manifest.blobSha256 !== sha256) throw new Error(`version ${manifest.version}: the blob's sha256 is ${sha256}, its manifest says ${manifest.blobSha256}`);
+    if (manifest.blobBytes !== input.blob.byteLength) throw new Error(`version ${manifest.version}: the blob has ${input.blob.byteLength} bytes, its manifest says ${manifest.blobBytes}`);
+    if (manifest.version !== versionId(manifest.step, sha256)) throw new Error(`version ${manifest.version} is not v${manifest.step}-${sha256.slice(0, 8)}`);
+    const config: unknown = JSON.parse(Buffer.from(input.adapterConfig).toString('utf8'));
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new Error(`version ${manifest.version}: adapter_config.json is not a JSON object`);
+    let checkpoint: CheckpointManifest | undefined;
+    if (input.checkpoint) {
+      checkpoint = checkpointManifestSchema.parse(JSON.parse(Buffer.from(input.checkpoint.manifest).toString('utf8')));
+      if (checkpoint.version !== manifest.version) throw new Error(`checkpoint ${manifest.version}: its manifest names ${checkpoint.version}`);
+      const names = Object.keys(checkpoint.files);
+      if (names.length !== input.checkpoint.files.size) throw new Error(`checkpoint ${manifest.version}: ${input.checkpoint.files.size} files arrived, its manifest lists ${names.length}`);
+      for (const [name, expected] of Object.entries(checkpoint.files)) {
+        const bytes = input.checkpoint.files.get(name);
+        if (name === CHECKPOINT_MANIFEST || !/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`not a checkpoint file name: ${JSON.stringify(name)}`);
+        if (!bytes || sha256Hex(bytes) !== expected.sha256 || bytes.byteLength !== expected.bytes) {
+          throw new Error(`checkpoint ${manifest.version}: ${name} does not match its recorded sha256 and size`);
+        }
+      }
+    }
+    const blobPath = this.blobPath(sha256);
+    const dir = this.versionDir(manifest.version);
+    await mkdir(join(this.root, 'blobs'), { recursive: true });
+    await mkdir(dir, { recursive: true });
+    if ((await stat(blobPath).catch(() => null)) === null) {
+      await writeFileAtomic(blobPath, input.blob);
+      await syncDirectory(join(this.root, 'blobs'));
+    }
+    await writeFileAtomic(join(dir, 'adapter_config.json'), input.adapterConfig);
+    if (input.checkpoint && checkpoint) {
+      const checkpointDir = this.checkpointDir(manifest.version);
+      await mkdir(checkpointDir, { recursive: true });
+      for (const name of Object.keys(checkpoint.files)) await writeFileAtomic(join(checkpointDir, name), input.checkpoint.files.get(name) as Uint8Array);
+      await writeFileAtomic(join(checkpointDir, CHECKPOINT_MANIFEST), input.checkpoint.manifest);
+      await syncDirectory(checkpointDir);
+    }
+    const manifestPath = join(dir, 'manifest.json');
+    await writeFileAtomic(manifestPath, input.manifest);
+    await syncDirectory(dir);
+    return { version: manifest.version, sha256, path: blobPath, manifestPath, manifest };
+  }
+
   /** Recomputes a stored blob's sha256 (the gate's verify and promote re-check it). */
   async hashOfBlob(sha256: string): Promise<string> {
     return sha256Hex(await readFile(this.blobPath(sha256)));

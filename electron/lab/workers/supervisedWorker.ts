@@ -10,7 +10,7 @@
  * process; after too many crashes the worker is `failed` and calls reject.
  */
 import { setPriority } from 'node:os';
-import { launchWorker, type LaunchOptions, type WorkerExit } from './workerProcess';
+import { launchWorker, type LaunchOptions, type WorkerExit, type WorkerLauncher } from './workerProcess';
 import { describeExit, WorkerConnection, type CallOptions } from './workerConnection';
 import type { WorkerEntry } from './workerEntry';
 import { workerRegistry, type WorkerDescriptor, type WorkerRegistry, type WorkerReporter } from './workerRegistry';
@@ -41,6 +41,8 @@ export interface SupervisorOptions<P extends RpcProtocol> {
   readonly onStateChange?: (state: WorkerState, detail?: string) => void;
   /** Its role and GPUs, for the workers panel (default: the role is `name`, on the CPU). */
   readonly describe?: WorkerDescriptor;
+  /** Starts each process (default: `launchWorker`, on this host; a Ray runner submits a job instead). */
+  readonly launch?: WorkerLauncher;
   /** Where it reports its processes (default: the lab process's `workerRegistry`). */
   readonly registry?: WorkerRegistry;
 }
@@ -149,8 +151,8 @@ export class SupervisedWorker<P extends RpcProtocol> {
     };
     try {
       const entry = this.options.entry();
-      const launched = launchWorker(entry, launchOptions);
-      this.reporter.launched(entry, launched.pid);
+      const launched = (this.options.launch ?? launchWorker)(entry, launchOptions);
+      this.reporter.launched(entry, launched.pid, launched.label);
       connection = new WorkerConnection(name, protocol, launched, startTimeoutMs);
     } catch (error) {
       this.failure = (error as Error).message;

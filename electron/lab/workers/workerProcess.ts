@@ -22,7 +22,10 @@ export interface WorkerExit {
 }
 
 export interface WorkerProcess {
+  /** The OS pid on this host; undefined for a process on another machine (a Ray job). */
   readonly pid: number | undefined;
+  /** Where it runs when not a child of this process, for the workers panel (e.g. `ray job gatelab-…`). */
+  readonly label?: string;
   /** Throws when the channel is closed. */
   send(message: RequestMessage): void;
   onMessage(listener: (message: unknown) => void): void;
@@ -39,6 +42,13 @@ export interface LaunchOptions {
   /** Each line the worker writes to stderr (and stdout, unless stdout is the channel). */
   readonly onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
 }
+
+/**
+ * How a supervisor starts one process of its worker: `launchWorker` on this
+ * host by default; a runner (a Ray job, electron/lab/ray/) may start it
+ * elsewhere and hand back the same WorkerProcess.
+ */
+export type WorkerLauncher = (entry: WorkerEntry, options: LaunchOptions) => WorkerProcess;
 
 export function launchWorker(entry: WorkerEntry, options: LaunchOptions): WorkerProcess {
   switch (entry.kind) {
@@ -62,7 +72,7 @@ function forwardLines(stream: Readable | null | undefined, kind: 'stdout' | 'std
 }
 
 /** A tiny once-only event for exits, so late listeners still hear about it. */
-class ExitSignal {
+export class ExitSignal {
   private exit: WorkerExit | undefined;
   private readonly listeners: Array<(exit: WorkerExit) => void> = [];
 

@@ -59,7 +59,8 @@ export type RestartHold = (worker: WorkerSnapshot, cancelled: AbortSignal) => Pr
 
 /** How a supervisor reports into the registry. */
 export interface WorkerReporter {
-  launched(entry: WorkerEntry, pid: number | undefined): void;
+  /** `label`: where a process on another machine runs (a Ray job), shown before its command. */
+  launched(entry: WorkerEntry, pid: number | undefined, label?: string): void;
   /** The pid, once known (a utility process learns it after spawning). */
   pidKnown(pid: number): void;
   state(state: RegisteredState, detail?: string): void;
@@ -147,9 +148,9 @@ export class WorkerRegistry {
     let releaseHeld: (() => void) | undefined;
     const shutDown = new AbortController();
     return {
-      launched: (entry, pid) => {
+      launched: (entry, pid, label) => {
         record.kind = entry.kind;
-        record.command = describeCommand(entry);
+        record.command = label === undefined ? describeCommand(entry) : `${label}: ${describeCommand(entry)}`;
         record.pid = pid ?? null;
         record.startedAt = this.now();
         this.changed();

@@ -13,6 +13,7 @@ import { startRpcEngine, type StartedEngine } from '../../serving/rpcEngineClien
 import type { WorkerState } from '../../workers/supervisedWorker';
 import type { WorkerDescriptor } from '../../workers/workerRegistry';
 import { workerEntry } from '../../workers/workerEntry';
+import type { WorkerLauncher } from '../../workers/workerProcess';
 import { workerDescriptor } from '../../devices/rolePlacement';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend } from '../policyBackend';
@@ -27,6 +28,8 @@ export type EmbeddedEngineOptions = {
   nice?: number;
   /** The role and GPUs the workers panel lists it under. */
   describe?: WorkerDescriptor;
+  /** Starts the process elsewhere (a Ray job: the placement's runner). */
+  launch?: WorkerLauncher;
   onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
   onStateChange?: (state: WorkerState, detail?: string) => void;
 };
@@ -40,6 +43,7 @@ export function startEmbeddedEngine(options: EmbeddedEngineOptions): Promise<Sta
     ...(options.env ? { env: options.env } : {}),
     ...(options.nice ? { nice: options.nice } : {}),
     ...(options.describe ? { describe: options.describe } : {}),
+    ...(options.launch ? { launch: options.launch } : {}),
     ...(options.onLog ? { onLog: options.onLog } : {}),
     ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
   });
@@ -75,6 +79,7 @@ export function embeddedPolicy(modelDir: string, tasks?: Recipe['tasks']): Polic
         env: placement.env,
         nice: placement.nice,
         describe: workerDescriptor(role, placement),
+        ...(placement.launch ? { launch: placement.launch } : {}),
         ...(onLog ? { onLog } : {}),
         ...(onStateChange ? { onStateChange } : {}),
       }),

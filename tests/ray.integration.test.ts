@@ -1,0 +1,242 @@
+// The trainer as a Ray job (issue 18), against a real local Ray head on the
+// CPU (PyPI's ray from `npm run setup:ray`, its own temp folder and free
+// ports, stopped after): a short run of the embedded recipe with
+// `runner: ray`, where the lab submits the trainer and the probe engine through Ray's job REST
+// API, they connect back over WebSocket, the trainer's candidates come to
+// the lab's weight store by content and go to the probe engine by content. Its candidate is verified, gated,
+// promoted and served. Mid-way, the trainer's Ray job is stopped while a step
+// is in flight: that step is refused cleanly (journaled, nothing half-stored),
+// the supervisor submits a new job, which restores the last checkpoint
+// (uploaded by content) and steps on from it.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../electron/lab/journal/journalEvents';
+import { readServingPointer } from '../electron/lab/journal/servingPointer';
+import { isTerminalStatus } from '../electron/lab/ray/rayJobsClient';
+import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import type { TurnRecord } from '../electron/lab/serving/turnLog';
+import { sha256Hex, WeightStore } from '../electron/lab/weights/weightStore';
+import { workerRegistry } from '../electron/lab/workers/workerRegistry';
+import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
+import { repoRoot, writeTestRecipe } from './helpers/testRecipe';
+import { trainerBackend } from '../electron/lab/backends/trainerBackend';
+import { trainerInitParams } from '../electron/lab/backends/trainerInitParams';
+import { verifyCandidateFile } from '../electron/lab/gate/verifyCandidate';
+import { findModelFolder, pythonEnvironmentReady } from '../electron/lab/python/pythonEnvironment';
+import { rayPlacement } from '../electron/lab/ray/rayPlacement';
+import { loadRecipe } from '../electron/lab/recipe/loadRecipe';
+import { adapterSpec, loraModuleFromPeft } from '../electron/lab/weights/adapterSpec';
+import { policyShape, readPolicyConfig } from '../electron/lab/weights/policyConfig';
+
+const SESSIONS = 8;
+/** The trainer's job is stopped when it is asked for its second step. */
+const KILL_AT_STEP_REQUEST = 2;
+
+const rayReady = rayEnvironment() !== null || process.env.CI === 'true';
+let head: RayHead;
+
+beforeAll(async () => {
+  if (rayReady) head = await startRayHead({ numCpus: 2 });
+}, 180_000);
+afterAll(async () => {
+  await head?.stop();
+}, 120_000);
+
+describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
+  let root: string;
+  let runDir: string;
+  let events: JournalEvent[];
+  let turns: readonly TurnRecord[];
+  const submissions = new Set<string>();
+  const probeJobs = new Set<string>();
+  let probeSetAdapter = false;
+  let stopped: string | undefined;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'gatelab-ray-'));
+    // Margins wide open and no floors: the point is the path a candidate takes, not the tiny model's quality.
+    const file = await writeTestRecipe(root, {
+      sessions: SESSIONS,
+      maxTurns: 3,
+      maxTokens: 48,
+      batchTurns: 4,
+      windowTurns: 4,
+      probeProblems: 2,
+      probeMaxTokens: 64,
+      confirm: 'auto',
+      floors: { gold_rate: 0, answered_rate: 0 },
+      margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
+    });
+    const doc = parseDocument(await readFile(file, 'utf8'));
+    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 }, probe: { num_cpus: 1 } } });
+    await writeFile(file, doc.toString());
+    runDir = await createRun(file, path.join(root, 'run'), {});
+
+    // Watch the trainer's record in the workers panel: its Ray job, and the requests its connector reports.
+    let stepRequests = 0;
+    const unsubscribe = workerRegistry.onChange(() => {
+      const listed = workerRegistry.list();
+      for (const w of listed) {
+        const id = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
+        if (id && w.role === 'probe') probeJobs.add(id);
+        if (w.role === 'probe' && w.log.some((l) => /connector: request setAdapter /.test(l.line))) probeSetAdapter = true;
+      }
+      const trainer = listed.find((w) => w.role === 'trainer');
+      const job = /^ray job (\S+):/.exec(trainer?.command ?? '')?.[1];
+      if (job) submissions.add(job);
+      const seen = trainer?.log.filter((l) => /connector: request step /.test(l.line)).length ?? 0;
+      if (seen > stepRequests) {
+        stepRequests = seen;
+        if (stepRequests === KILL_AT_STEP_REQUEST && job && !stopped) {
+          stopped = job;
+          void head.client.stop(job);
+        }
+      }
+    });
+    const run = await LiveRun.open(runDir, {
+      // Before the last session, wait for a decision on the first candidate, so the last session is served after it.
+      afterSession: async (session, live) => {
+        if (session !== SESSIONS - 2) return;
+        const decided = () => live.journal.events.some((e) => e.type === 'candidate-promoted' || e.type === 'candidate-rejected');
+        if (decided()) return;
+        await new Promise<void>((resolve) => {
+          live.journal.onEvent(() => {
+            if (decided()) resolve();
+          });
+        });
+      },
+    });
+    try {
+      await run.runSessions();
+      turns = [...run.servedTurns()];
+      events = [...run.journal.events];
+    } finally {
+      await run.close();
+      unsubscribe();
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('submits the trainer as a Ray job that reaches a terminal state with the run', { timeout: 120_000 }, async () => {
+    expect(submissions.size).toBeGreaterThanOrEqual(2);
+    // Every job ends with the run (its worker exited, and the lab asked Ray to stop what remained): Ray says so once it has noticed.
+    for (const id of submissions) {
+      let status = (await head.client.info(id)).status;
+      for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        status = (await head.client.info(id)).status;
+      }
+      expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+    }
+    expect((await head.client.info(stopped as string)).status).toBe('STOPPED');
+    // The probe engine ran as a Ray job too: the candidates it probed reached it by content.
+    expect(probeJobs.size).toBeGreaterThanOrEqual(1);
+    const probeLog = await head.client.logs([...probeJobs][0] as string);
+    expect(probeLog).toMatch(/gatelab connector: connected/);
+    expect(probeSetAdapter).toBe(true);
+  });
+
+  it("brings the remote trainer's candidate into the lab's store by content, verified, gated, promoted and served", async () => {
+    const steps = events.filter((e): e is Extract<JournalEvent, { type: 'trainer-step' }> => e.type === 'trainer-step');
+    expect(steps.length).toBeGreaterThanOrEqual(1);
+    const first = steps[0]!;
+    // The lab's own copy, re-hashed here.
+    expect(sha256Hex(await readFile(path.join(runDir, first.candidate.blob)))).toBe(first.candidate.sha256);
+    const staged = events.find((e) => e.type === 'candidate-staged' && e.version === first.candidate.version);
+    expect(staged).toBeDefined();
+    const id = staged?.type === 'candidate-staged' ? staged.id : '';
+    const lifecycle = events.filter((e) => 'id' in e && e.id === id).map((e) => e.type);
+    expect(lifecycle).toEqual(expect.arrayContaining(['candidate-verified', 'candidate-probing', 'candidate-awaiting-confirm', 'candidate-promoted']));
+    expect(events.filter((e) => e.type === 'probe-round' && e.id === id)).toHaveLength(3);
+    const promoted = events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []));
+    expect(promoted[0]).toBe(first.candidate.version);
+    expect(promoted).toContain((await readServingPointer(runDir))?.version);
+    // The last session was served by a promoted version.
+    expect(turns.some((t) => promoted.includes(t.version))).toBe(true);
+  });
+
+  it('a Ray job stopped mid-step fails that step cleanly; a new job restores the checkpoint and steps on', () => {
+    const trainerEvents = events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
+    const refused = trainerEvents.filter((e) => e.type === 'trainer-step-refused');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ code: 'crashed' });
+    const at = trainerEvents.indexOf(refused[0]!);
+    expect(at).toBe(KILL_AT_STEP_REQUEST - 1);
+    const before = trainerEvents[at - 1];
+    const after = trainerEvents[at + 1];
+    expect(before?.type).toBe('trainer-step');
+    expect(after?.type).toBe('trainer-step');
+    // Restored from the checkpoint: the step count goes on from the last good step.
+    if (before?.type === 'trainer-step' && after?.type === 'trainer-step') expect(after.step).toBe(before.step + 1);
+    // Nothing lost: every session ran once, in order.
+    expect(events.filter((e) => e.type === 'session-completed').map((e) => (e.type === 'session-completed' ? e.session : -1))).toEqual(
+      Array.from({ length: SESSIONS }, (_, i) => i),
+    );
+    expect(events.at(-1)?.type).toBe('run-completed');
+  });
+});
+
+// The SmolLM2 torch trainer (issue 16's) as a Ray job: the same protocol over
+// the connector, one real optimizer step on SmolLM2-135M-Instruct on the CPU,
+// its candidate and checkpoint downloaded into the lab's store by content and
+// accepted by the gate's verify. Needs `npm run setup:python` too.
+describe.skipIf(!rayReady || !pythonEnvironmentReady())('the SmolLM2 torch trainer as a Ray job', () => {
+  let dir = '';
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('steps on the node and its candidate comes to the lab by content, verified', { timeout: 600_000 }, async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'gatelab-ray-torch-'));
+    const { recipe: reef } = await loadRecipe(path.join(repoRoot, 'recipes', 'reef-openclawrl-7gpu.yaml'));
+    const runner = { kind: 'ray' as const, address: head.address, python: head.python, control: { bind: '127.0.0.1', port: 0 }, roles: { trainer: { num_cpus: 1 } }, env: {} };
+    const recipe = { ...reef, trainer: { ...reef.trainer, launcher: 'local' as const }, devices: { ...reef.devices, trainer: 'cpu' as const }, runner };
+    const backend = trainerBackend(recipe);
+    const placement = rayPlacement(runner, 'trainer', 'cpu');
+    const modelDir = findModelFolder();
+    const storeDir = path.join(dir, 'weights');
+    const init = trainerInitParams(recipe, { modelDir, baseSha256: 'e'.repeat(64), storeDir, maxTokensPerCall: 4096 });
+    const worker = backend.createWorker({ placement, setup: async (connection) => void (await connection.call('init', init, { timeoutMs: 300_000 })) });
+    try {
+      const responseIds = [504, 3059, 314, 216, 35, 36, 30, 2];
+      const sample = {
+        sessionId: 'ray/session-1',
+        turn: 0,
+        messages: [{ role: 'user' as const, content: 'What is 12 times 7?' }],
+        responseIds,
+        logprobs: responseIds.map(() => -1.5),
+        topIds: responseIds.map((id) => [id, 9, 10, 11]),
+        topLogprobs: responseIds.map(() => [-1.5, -2, -2.5, -3]),
+        reward: 1,
+      };
+      const { report, candidate, checkpointDir } = await worker.call('step', { samples: [sample], lr: 1e-4 }, { timeoutMs: 300_000 });
+      expect(report.step).toBe(1);
+      const store = new WeightStore(storeDir);
+      // In the lab's store, named by the lab's paths: it came by content.
+      expect(candidate.path).toBe(store.blobPath(candidate.sha256));
+      expect(checkpointDir).toBe(store.checkpointDir(candidate.version));
+      expect(await store.getCheckpoint(candidate.version)).not.toBeNull();
+      const stored = await store.get(candidate.version);
+      const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
+      const lora = { rank: recipe.trainer.lora.rank, alpha: recipe.trainer.lora.alpha, targets: recipe.trainer.lora.target_modules.map(loraModuleFromPeft) };
+      const outcome = await verifyCandidateFile(
+        stored.path,
+        stored.sha256,
+        { spec: adapterSpec(shape, lora), lora: { ...lora, targets: recipe.trainer.lora.target_modules }, maxUpdateNorm: recipe.gate.max_update_norm },
+        store.adapterConfigPath(candidate.version),
+      );
+      expect(outcome).toMatchObject({ ok: true });
+      // Bad input gets the same error as from a local trainer.
+      const bad = await worker.call('step', { samples: [{ ...sample, logprobs: [Number.NaN] }], lr: 1e-4 }).catch((error: unknown) => error);
+      expect(bad).toMatchObject({ code: 'bad_input' });
+    } finally {
+      await worker.shutdown();
+    }
+  });
+});
