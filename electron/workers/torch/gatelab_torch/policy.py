@@ -125,7 +125,11 @@ class Policy:
             rows_idx = torch.cat([torch.full((len(r.response_ids),), i, dtype=torch.long) for i, r in enumerate(rows)])
             cols_idx = torch.cat([torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows])
             picked = hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
-            logits = head(picked).float() / temperature
+            if picked.dtype == torch.float32:
+                logits = head(picked)
+            else:  # a bf16 base: the vocabulary projection and the softmax in fp32, as the engine's log-probs
+                logits = torch.nn.functional.linear(picked.float(), head.weight.float(), None if head.bias is None else head.bias.float())
+            logits = logits / temperature
             logp = torch.log_softmax(logits, dim=-1)
             return list(torch.split(logp, [len(r.response_ids) for r in rows]))
 
