@@ -69,6 +69,7 @@ class Policy:
         self.model.eval()  # no dropout anywhere: the objective is deterministic
         self.causal_lm = self.model.get_base_model()
         self.vocab_size = int(self.causal_lm.get_output_embeddings().weight.shape[0])
+        self.max_positions = getattr(self.causal_lm.config, "max_position_embeddings", None)
         # Stable order: the optimizer's state and the checkpoints index parameters by position.
         self.named_lora = sorted(((n, p) for n, p in self.model.named_parameters() if p.requires_grad), key=lambda x: x[0])
         if not self.named_lora:
