@@ -63,10 +63,16 @@ class Policy:
                             bias="none", use_rslora=False, use_dora=False, task_type="CAUSAL_LM")
         # autocast_adapter_dtype (peft's default) keeps the LoRA factors in fp32 under a bf16 base.
         self.model = get_peft_model(base, config)
+        self.model.eval()  # no dropout anywhere: the objective is deterministic
         if gradient_checkpointing:
             base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-            base.enable_input_require_grads()
-        self.model.eval()  # no dropout anywhere: the objective is deterministic
+            # transformers checkpoints only in training mode: train mode with every dropout at 0 keeps it deterministic.
+            self.model.train()
+            for module in self.model.modules():
+                if isinstance(module, torch.nn.Dropout):
+                    module.p = 0.0
+            if hasattr(base.config, "attention_dropout"):
+                base.config.attention_dropout = 0.0
         self.causal_lm = self.model.get_base_model()
         self.vocab_size = int(self.causal_lm.get_output_embeddings().weight.shape[0])
         self.max_positions = getattr(self.causal_lm.config, "max_position_embeddings", None)
