@@ -49,13 +49,16 @@ const modelDir = findModelFolder();
 const sources = torchWorkerSources();
 const work = mkdtempSync(join(tmpdir(), 'gatelab-bench-torch-'));
 const rows: Row[] = [];
-for (const processes of [1, 2]) {
-  const out = join(work, `p${processes}.json`);
+// 1 process on every core (torch's default threads), 1 process on one thread (the per-core view, and what
+// a loaded machine gives), 2 processes under torchrun (which gives each rank OMP_NUM_THREADS=1).
+const configs: { processes: number; threads?: number }[] = [{ processes: 1 }, { processes: 1, threads: 1 }, { processes: 2 }];
+for (const { processes, threads } of configs) {
+  const out = join(work, `p${processes}-t${threads ?? 'default'}.json`);
   const module = ['-m', 'gatelab_torch.bench', modelDir, out, values.samples, values['response-tokens'], values.steps];
   const args = processes === 1 ? module : ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
-  console.log(`running ${processes} process${processes > 1 ? 'es' : ''} …`);
-  // torchrun gives each rank OMP_NUM_THREADS=1 unless told: the cores are split between the ranks, as in a real run.
-  const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '' } });
+  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''} …`);
+  const env = { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '', ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}) };
+  const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
   if (result.status !== 0) throw new Error(`the bench at ${processes} process(es) failed (exit ${result.status})`);
   rows.push(JSON.parse(readFileSync(out, 'utf8')) as Row);
 }
