@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm test`: build, then vitest (unit, integration, type-level tests), then
 // Playwright (web: Chromium against browser mode; electron: the window, when
-// an Electron binary exists). Both runners write JSON results, and the last
-// line printed is the total over both: `N passed, N failed`.
+// an Electron binary exists), then pytest (the Python torch trainer, in the
+// environment `npm run setup:python` made; skipped with a note without it).
+// Each runner writes machine-readable results, and the last line printed is
+// the total over all three: `N passed, N failed`.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { electronAvailability, findElectronBinary } from './lib/electronBinary.mjs';
+import { pythonTestPhase } from './lib/pytestPhase.mjs';
 import { repoRoot } from './lib/paths.mjs';
 import { run } from './lib/run.mjs';
 import { findOnPath } from './lib/which.mjs';
@@ -96,5 +99,12 @@ if (existsSync(playwrightJson)) {
   totals.failed += 1;
   totals.notes.push(`playwright: no results (exit ${playwright.code})`);
 }
+
+console.log('\n=== Python tests (pytest: the torch trainer)');
+const pytest = await pythonTestPhase(resultsDir);
+totals.passed += pytest.passed;
+totals.failed += pytest.failed;
+totals.notes.push(pytest.note);
+if (pytest.skipped !== null) totals.skipped.push(pytest.skipped);
 
 finish();

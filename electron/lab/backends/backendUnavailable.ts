@@ -1,6 +1,6 @@
 /**
  * A backend the recipe asks for that this build or this recipe cannot give:
- * a kind that is not built yet (a vLLM engine, the torch trainer), or a
+ * a kind that is not built yet (a vLLM engine), a missing Python environment, or a
  * combination the backend refuses (the embedded trainer under torchrun).
  * The message names what is missing; `reasons` lists each thing, for the
  * desktop's Start page and `gatelab run`.

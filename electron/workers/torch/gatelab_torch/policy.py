@@ -63,12 +63,19 @@ class Policy:
                             bias="none", use_rslora=False, use_dora=False, task_type="CAUSAL_LM")
         # autocast_adapter_dtype (peft's default) keeps the LoRA factors in fp32 under a bf16 base.
         self.model = get_peft_model(base, config)
+        self.model.eval()  # no dropout anywhere: the objective is deterministic
         if gradient_checkpointing:
             base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-            base.enable_input_require_grads()
-        self.model.eval()  # no dropout anywhere: the objective is deterministic
+            # transformers checkpoints only in training mode: train mode with every dropout at 0 keeps it deterministic.
+            self.model.train()
+            for module in self.model.modules():
+                if isinstance(module, torch.nn.Dropout):
+                    module.p = 0.0
+            if hasattr(base.config, "attention_dropout"):
+                base.config.attention_dropout = 0.0
         self.causal_lm = self.model.get_base_model()
         self.vocab_size = int(self.causal_lm.get_output_embeddings().weight.shape[0])
+        self.max_positions = getattr(self.causal_lm.config, "max_position_embeddings", None)
         # Stable order: the optimizer's state and the checkpoints index parameters by position.
         self.named_lora = sorted(((n, p) for n, p in self.model.named_parameters() if p.requires_grad), key=lambda x: x[0])
         if not self.named_lora:
@@ -125,7 +132,11 @@ class Policy:
             rows_idx = torch.cat([torch.full((len(r.response_ids),), i, dtype=torch.long) for i, r in enumerate(rows)])
             cols_idx = torch.cat([torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows])
             picked = hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
-            logits = head(picked).float() / temperature
+            if picked.dtype == torch.float32:
+                logits = head(picked)
+            else:  # a bf16 base: the vocabulary projection and the softmax in fp32, as the engine's log-probs
+                logits = torch.nn.functional.linear(picked.float(), head.weight.float(), None if head.bias is None else head.bias.float())
+            logits = logits / temperature
             logp = torch.log_softmax(logits, dim=-1)
             return list(torch.split(logp, [len(r.response_ids) for r in rows]))
 

@@ -161,4 +161,4 @@ class WeightStore:
             data = (folder / name).read_bytes()
             if sha256_hex(data) != entry["sha256"] or len(data) != entry["bytes"]:
                 raise ValueError(f"checkpoint {version}: {name} does not match checkpoint.json")
-        return torch.load(io.BytesIO((folder / CHECKPOINT_STATE).read_bytes()), weights_only=True)
+        return torch.load(io.BytesIO((folder / CHECKPOINT_STATE).read_bytes()), weights_only=True, map_location="cpu")

@@ -150,14 +150,24 @@ class LoraTrainer:
     # ---- the step
 
     def prepare(self, samples: list[TrainSample]) -> list[Prepared]:
-        out = []
+        """Token sequences of each sample; refuses (bad_input) a sequence the model cannot take."""
+        out: list[Prepared] = []
+        problems: list[str] = []
         for i, s in enumerate(samples):
             try:
                 prompt = list(s.prompt_ids) if s.prompt_ids is not None else self.policy.chat_ids(s.messages)
                 teacher = self.policy.chat_ids(teacher_messages(s.messages, s.hint)) if s.hint is not None else None
             except ValueError as error:
                 raise bad_input(f"sample {i} (session {s.session_id}, turn {s.turn}): messages {error}") from error
+            if any(v >= self.policy.vocab_size for v in prompt):
+                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): promptIds has a token id >= the model's vocabulary size {self.policy.vocab_size}")
+            longest = max(len(prompt), len(teacher or [])) + len(s.response_ids)
+            if self.policy.max_positions is not None and longest > self.policy.max_positions:
+                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): responseIds make a sequence of {longest} tokens, "
+                                f"past the model's max_position_embeddings {self.policy.max_positions}")
             out.append(Prepared(s, prompt, teacher))
+        if problems:
+            raise bad_input("the training batch was refused, no candidate produced:\n  " + "\n  ".join(problems[:8]))
         return out
 
     def _accumulate(self, batch: list[Prepared], total_valid: int, objective: Objective) -> torch.Tensor:

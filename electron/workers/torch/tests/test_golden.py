@@ -11,6 +11,7 @@ mistake (a wrong clip, a missing term, a transposed factor) produces."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from conftest import peft_param_name, tiny_model
@@ -24,9 +25,10 @@ ABS = 1e-5
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
-def golden_trainer(golden: dict, dtype=torch.float32) -> LoraTrainer:
+def golden_trainer(golden: dict, dtype=torch.float32, gradient_checkpointing: bool = False) -> LoraTrainer:
     lora = LoraSettings(rank=golden["lora"]["rank"], alpha=golden["lora"]["alpha"], targets=TARGETS, dtype="F32")
-    policy = Policy("golden-tiny", lora, device=torch.device("cpu"), dtype=dtype, model=tiny_model(golden, dtype))
+    policy = Policy("golden-tiny", lora, device=torch.device("cpu"), dtype=dtype, model=tiny_model(golden, dtype),
+                    gradient_checkpointing=gradient_checkpointing)
     o = golden["objective"]
     objective = Objective(temperature=o["temperature"], clip_low=o["clipLow"], clip_high=o["clipHigh"], w_rl=o["wRl"],
                           w_opd=o["wOpd"], kl_coef=o["klCoef"], opd_advantage_clamp=o["opdAdvantageClamp"], old_logprobs="rollout")
@@ -71,8 +73,10 @@ def test_frozen_base_scores_match_the_reference(golden):
             assert rel_err(t.gather(1, torch.tensor(s["topIds"])), torch.tensor(fb["teacherTopLogprobs"])) < REL
 
 
-def test_loss_terms_and_lora_gradients_match_the_reference(golden):
-    trainer = golden_trainer(golden)
+@pytest.mark.parametrize("checkpointing", [False, True], ids=["plain", "gradient-checkpointing"])
+def test_loss_terms_and_lora_gradients_match_the_reference(golden, checkpointing):
+    trainer = golden_trainer(golden, gradient_checkpointing=checkpointing)
+    assert trainer.policy.causal_lm.is_gradient_checkpointing == checkpointing
     samples = golden_samples(golden, trainer)
     from gatelab_torch.samples import parse_train_batch
     batch = trainer.prepare(parse_train_batch(samples))

@@ -70,3 +70,27 @@ def test_the_objective_falls_and_kl_to_the_base_grows_from_zero(smollm2, tmp_pat
     assert all(r["klCoef"] == 0.1 for r in reports)
     assert losses[-1] < losses[0] - 1e-3, losses
     assert all(b < a for a, b in zip(losses, losses[1:])), losses
+
+
+def test_a_collapsed_candidate_stays_under_the_update_norm_bound(smollm2, tmp_path):
+    trainer = TorchTrainer(Group(), dtype="fp32")
+    trainer.init({
+        "modelDir": str(smollm2), "baseSha256": "cd" * 32, "storeDir": str(tmp_path),
+        "lora": {"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"], "dtype": "BF16"},
+        "optimizer": {"lr": 1e-5}, "seed": 3,
+    })
+    before = {n: p.detach().clone() for n, p in trainer.trainer.policy.named_lora}
+    out = trainer.bad_candidate({"kind": "collapsed", "seed": 9, "prompts": [[{"role": "user", "content": "What is 2 + 2?"}]],
+                                 "maxUpdateNorm": 0.5, "note": "collapsed (test)"})
+    assert out["stored"] is True
+    manifest = __import__("json").loads(open(out["manifestPath"]).read())
+    assert manifest["kind"] == "injected" and manifest["note"] == "collapsed (test)"
+    assert trainer.trainer.written_update_norm("BF16") == 0.0  # the run's fresh adapter is back (B = 0)
+    from safetensors.torch import load_file
+    tensors = load_file(out["adapter"]["path"])
+    assert all(t.dtype == torch.bfloat16 for t in tensors.values())
+    norm = sum(float((2.0 * (tensors[k.replace("lora_A", "lora_B")].double() @ t.double())).pow(2).sum())
+               for k, t in tensors.items() if "lora_A" in k) ** 0.5
+    assert 0 < norm <= 0.5
+    for n, p in trainer.trainer.policy.named_lora:
+        assert torch.equal(p.detach(), before[n])

@@ -137,3 +137,33 @@ def test_torchrun_two_processes_take_the_single_process_step(golden, tiny_dir, t
         for name in a:
             err = float((a[name] - b[name]).norm() / a[name].norm().clamp_min(1e-30))
             assert err < 1e-5, (name, err)
+
+
+def test_reward_inverted_rounds_leave_the_run_adapter_alone(golden, tiny_dir, tmp_path):
+    samples = tiny_samples(golden)
+    plain = WorkerClient()
+    try:
+        plain.result("init", tiny_init(tiny_dir, tmp_path / "plain"))
+        want = plain.result("step", {"samples": samples, "lr": LR})["candidate"]["sha256"]
+    finally:
+        plain.close()
+    client = WorkerClient()
+    try:
+        client.result("init", tiny_init(tiny_dir, tmp_path / "run"))
+        bad = {"kind": "reward-inverted", "seed": 5, "rounds": 2, "samples": samples, "note": "reward-inverted (test)"}
+        first = client.result("badCandidate", {**bad, "round": 1})
+        assert first["stored"] is False and Path(first["adapter"]["path"]).exists()
+        assert "scratch" in first["adapter"]["path"]
+        skipped = client.call("badCandidate", {**bad, "round": 3, "rounds": 3})
+        assert skipped["error"]["code"] == "bad_request"
+        client.result("badCandidate", {**bad, "round": 1})
+        last = client.result("badCandidate", {**bad, "round": 2})
+        assert last["stored"] is True
+        manifest = json.loads(Path(last["manifestPath"]).read_text())
+        assert manifest["kind"] == "injected" and manifest["note"] == "reward-inverted (test)" and manifest["step"] == 2
+        assert not (tmp_path / "run" / "scratch" / "reward-inverted").exists()
+        # The run's own adapter and optimizer were put back: its next step is the step it would have taken.
+        got = client.result("step", {"samples": samples, "lr": LR})["candidate"]["sha256"]
+    finally:
+        client.close()
+    assert got == want

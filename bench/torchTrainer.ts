@@ -1,0 +1,79 @@
+/**
+ * `npm run bench:torch-trainer`: a real step of the torch trainer on
+ * SmolLM2-135M-Instruct (LoRA r16 on the seven modules, RL + hinted OPD + KL,
+ * AdamW), alone and as 2 data-parallel processes under torchrun: trained
+ * tokens per second, achieved FLOP/s (torch's flop counter over one step)
+ * against the matmul peak of the same threads measured in the same run, and
+ * peak memory per process. Prints a table and writes
+ * bench/results/torch-trainer.json. Needs `npm run setup:python`.
+ *
+ * Options: --samples N (default 4), --response-tokens N (48), --steps N (3 timed).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { findModelFolder, findPythonEnvironment, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    samples: { type: 'string', default: '4' },
+    'response-tokens': { type: 'string', default: '48' },
+    steps: { type: 'string', default: '3' },
+    out: { type: 'string', default: join(root, 'bench/results/torch-trainer.json') },
+  },
+});
+
+type Row = {
+  processes: number;
+  threadsPerProcess: number;
+  device: string;
+  samples: number;
+  trainedTokensPerStep: number;
+  sequenceTokensPerStep: number;
+  stepSeconds: number;
+  tokensPerSecond: number;
+  flopsPerStep: number;
+  achievedFlops: number;
+  matmulPeakFlops: number;
+  fractionOfPeak: number;
+  peakRssMiBPerProcess: number[];
+  gpuMaxAllocatedMiB: number | null;
+};
+
+const { python } = findPythonEnvironment();
+const modelDir = findModelFolder();
+const sources = torchWorkerSources();
+const work = mkdtempSync(join(tmpdir(), 'gatelab-bench-torch-'));
+const rows: Row[] = [];
+// 1 process on every core (torch's default threads), 1 process on one thread (the per-core view, and what
+// a loaded machine gives), 2 processes under torchrun (which gives each rank OMP_NUM_THREADS=1).
+const configs: { processes: number; threads?: number }[] = [{ processes: 1 }, { processes: 1, threads: 1 }, { processes: 2 }];
+for (const { processes, threads } of configs) {
+  const out = join(work, `p${processes}-t${threads ?? 'default'}.json`);
+  const module = ['-m', 'gatelab_torch.bench', modelDir, out, values.samples, values['response-tokens'], values.steps];
+  const args = processes === 1 ? module : ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
+  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''} …`);
+  const env = { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '', ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}) };
+  const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+  if (result.status !== 0) throw new Error(`the bench at ${processes} process(es) failed (exit ${result.status})`);
+  rows.push(JSON.parse(readFileSync(out, 'utf8')) as Row);
+}
+
+const g = (x: number) => (x / 1e9).toFixed(1);
+console.log('\n| processes | threads/proc | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(
+    `| ${r.processes} | ${r.threadsPerProcess} | ${r.trainedTokensPerStep} (${r.sequenceTokensPerStep} in sequences) | ${r.stepSeconds.toFixed(2)} | ${r.tokensPerSecond.toFixed(1)} | ${g(r.flopsPerStep)} | ${g(r.achievedFlops)} | ${g(r.matmulPeakFlops)} | ${(100 * r.fractionOfPeak).toFixed(1)}% | ${r.peakRssMiBPerProcess.map((m) => m.toFixed(0)).join(', ')} |`,
+  );
+}
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(
+  values.out,
+  `${JSON.stringify({ bench: 'torch-trainer', model: 'SmolLM2-135M-Instruct (fp32)', lora: 'r16 alpha 32, q k v o gate up down', objective: 'RL + hinted OPD + KL 0.1', cpuCores: cpus().length, createdAt: new Date().toISOString(), rows }, null, 2)}\n`,
+);
+console.log(`\nwrote ${values.out}`);
