@@ -61,7 +61,7 @@ describe('recipes', () => {
     expect(reasons).toContain('role serving asks for GPU 0; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
     const { recipe: smollm2 } = await loadRecipe(path.join(recipesDir, 'smollm2-135m-cpu.yaml'));
     expect(smollm2).toMatchObject({ policy: { kind: 'vllm' }, trainer: { kind: 'torch' }, student: { kind: 'scripted' }, tasks: { sessions: 36 } });
-    expect(smollm2.gate.floors).toEqual({ gold_rate: 0, answered_rate: 0.75 });
+    expect(smollm2.gate.floors).toEqual({ gold_rate: 0, answered_rate: 0.5 });
   });
 
   it('refuses a wrong type with the file, the line and the field', async () => {
