@@ -17,7 +17,7 @@ import { createRun } from '../electron/lab/run/liveRun';
 import { createRng } from '../electron/lab/tasks/rng';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
-const SESSIONS = 10;
+const SESSIONS = 12;
 const KILLS = 20;
 
 function resume(runDir: string) {
@@ -33,12 +33,26 @@ async function journal(runDir: string): Promise<{ events: JournalEvent[]; droppe
   return readJournal(path.join(runDir, 'journal.jsonl'), journalEventSchema);
 }
 
-/** Resolves 'kill' after `minMs`, once the journal holds `events` events (or 30 s have passed). */
-async function killPoint(runDir: string, events: number, minMs: number): Promise<'kill'> {
+/** How far the run has got: its journaled events other than resumes (a resume is not progress). */
+async function progress(runDir: string): Promise<{ events: number; sessions: number }> {
+  const { events } = await journal(runDir);
+  return {
+    events: events.filter((e) => e.type !== 'run-resumed').length,
+    sessions: events.filter((e) => e.type === 'session-completed').length,
+  };
+}
+
+/**
+ * Resolves 'kill' after `minMs`, once the run has made the progress asked for: `events` more
+ * events, or one more completed session. Progress, not wall time, decides (a busy machine only
+ * makes it slower); `maxMs` bounds a wait that never comes.
+ */
+async function killPoint(runDir: string, until: { events: number } | { sessions: number }, minMs: number, maxMs: number): Promise<'kill'> {
   const started = Date.now();
   await new Promise((r) => setTimeout(r, minMs));
-  while (Date.now() - started < 30_000) {
-    if ((await journal(runDir)).events.length >= events) break;
+  while (Date.now() - started < maxMs) {
+    const now = await progress(runDir);
+    if ('events' in until ? now.events >= until.events : now.sessions >= until.sessions) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return 'kill';
@@ -71,13 +85,15 @@ describe('a run killed with SIGKILL at 20 random points', () => {
 
     while (killed < KILLS) {
       const before = (await journal(runDir)).events.length;
+      const reached = await progress(runDir);
       const proc = resume(runDir);
       // Kill points are drawn in the run's own progress, not in wall time (which depends on the
       // machine): after a random short delay (so some land in start-up: three engines and the
-      // trainer), once the journal has grown by 0–2 events, or after 30 s at the latest.
+      // trainer), once the run has journaled 0–1 more events; every fourth kill waits for one
+      // more completed session, so the kills are spread through the run on any machine.
       const exited = proc.exited.then((code) => ({ exited: code }));
-      const grow = Math.floor(rng.next() * 3);
-      const outcome = await Promise.race([exited, killPoint(runDir, before + grow, 500 + rng.next() * 2500)]);
+      const until = killed % 4 === 1 ? { sessions: reached.sessions + 1 } : { events: reached.events + Math.floor(rng.next() * 2) };
+      const outcome = await Promise.race([exited, killPoint(runDir, until, 500 + rng.next() * 2500, 'sessions' in until ? 300_000 : 30_000)]);
       if (outcome !== 'kill') {
         // The run finished before this kill point: nothing left to interrupt.
         expect(outcome.exited, proc.output()).toBe(0);

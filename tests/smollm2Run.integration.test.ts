@@ -102,13 +102,18 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
 
   it.skipIf(!withRay)("runs the trainer as a Ray job whose candidates reach the lab's store by content", { timeout: 120_000 }, async () => {
     expect(trainerJobs.size).toBeGreaterThanOrEqual(1);
+    // Every job ended with the run; the one that served until the end ended as the lab asked (an
+    // earlier one may have failed and been replaced: a crash the supervisor handles, e.g. an init
+    // that outlived its timeout on a loaded machine).
+    const last = [...trainerJobs].at(-1);
     for (const id of trainerJobs) {
       let status = (await head!.client.info(id)).status;
       for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         status = (await head!.client.info(id)).status;
       }
-      expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+      expect(isTerminalStatus(status), `job ${id}: ${status}`).toBe(true);
+      if (id === last) expect(['STOPPED', 'SUCCEEDED']).toContain(status);
     }
     const steps = events.filter((e) => e.type === 'trainer-step');
     expect(steps.length).toBeGreaterThan(0);

@@ -162,6 +162,8 @@ class Bridge:
         self.scratch = scratch
         self.stdin_lock = threading.Lock()
         self.puts = {}
+        # Set once the lab asks the worker to finish (`__shutdown`): its exit is then an end, not a crash.
+        self.shutdown_requested = False
         nice = int(env.get("GATELAB_WORKER_NICE", "0") or 0)
         self.worker = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
@@ -248,6 +250,8 @@ class Bridge:
                 continue
             if kind == "request":
                 request = message.get("message")
+                if isinstance(request, dict) and request.get("method") == "__shutdown":
+                    self.shutdown_requested = True
                 if isinstance(request, dict) and isinstance(request.get("method"), str) and not request["method"].startswith("__"):
                     # The workers panel shows what the remote worker was asked, and when.
                     self.send({"type": "log", "stream": "stderr", "line": "connector: request %s (id %s)" % (request["method"], request.get("id"))})
@@ -315,6 +319,10 @@ def main():
     if own_scratch:
         shutil.rmtree(scratch, ignore_errors=True)
     print("gatelab connector: the worker exited with %s" % code, file=sys.stderr, flush=True)
+    if bridge.shutdown_requested:
+        # The lab asked the worker to finish: however it went down, the job ended as asked (the
+        # lab has the worker's own exit code from the message above).
+        sys.exit(0)
     sys.exit(code if code >= 0 else 128 - code)
 
 
