@@ -308,7 +308,9 @@ export class VllmEngineClient implements EngineClient {
     return { ok, version: this.#current, pending: this.#pending };
   }
 
-  close(): Promise<void> {
-    return this.options.server.shutdown();
+  /** Stops the server, then removes the engine's private folder (staged adapters, the zero adapter, the model view). */
+  async close(): Promise<void> {
+    await this.options.server.shutdown();
+    await rm(this.options.workDir, { recursive: true, force: true });
   }
 }
