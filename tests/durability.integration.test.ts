@@ -17,7 +17,8 @@ import { createRun } from '../electron/lab/run/liveRun';
 import { createRng } from '../electron/lab/tasks/rng';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
-const SESSIONS = 12;
+// Enough sessions that 20 kills, each after a little progress, end well before the run does.
+const SESSIONS = 24;
 const KILLS = 20;
 
 function resume(runDir: string) {
@@ -33,27 +34,29 @@ async function journal(runDir: string): Promise<{ events: JournalEvent[]; droppe
   return readJournal(path.join(runDir, 'journal.jsonl'), journalEventSchema);
 }
 
-/** How far the run has got: its journaled events other than resumes (a resume is not progress). */
-async function progress(runDir: string): Promise<{ events: number; sessions: number }> {
+/** How far the run has got: events other than resumes (a resume is not progress), sessions, resumes. */
+async function progress(runDir: string): Promise<{ events: number; sessions: number; resumes: number }> {
   const { events } = await journal(runDir);
   return {
     events: events.filter((e) => e.type !== 'run-resumed').length,
     sessions: events.filter((e) => e.type === 'session-completed').length,
+    resumes: events.filter((e) => e.type === 'run-resumed').length,
   };
 }
 
+type KillPoint = { events: number } | { sessions: number } | { resumes: number };
+
 /**
- * Resolves 'kill' after `minMs`, once the run has made the progress asked for: `events` more
- * events, or one more completed session. Progress, not wall time, decides (a busy machine only
- * makes it slower); `maxMs` bounds a wait that never comes.
+ * Resolves 'kill' as soon as the run has got to `point` (polled every 50 ms), or after `maxMs`.
+ * Only the run's progress decides, never wall time: a fast machine gets no further between
+ * kills than a busy one, and a busy one is only slower.
  */
-async function killPoint(runDir: string, until: { events: number } | { sessions: number }, minMs: number, maxMs: number): Promise<'kill'> {
+async function killPoint(runDir: string, point: KillPoint, maxMs: number): Promise<'kill'> {
   const started = Date.now();
-  await new Promise((r) => setTimeout(r, minMs));
   while (Date.now() - started < maxMs) {
     const now = await progress(runDir);
-    if ('events' in until ? now.events >= until.events : now.sessions >= until.sessions) break;
-    await new Promise((r) => setTimeout(r, 100));
+    if ('events' in point ? now.events >= point.events : 'sessions' in point ? now.sessions >= point.sessions : now.resumes >= point.resumes) break;
+    await new Promise((r) => setTimeout(r, 50));
   }
   return 'kill';
 }
@@ -87,13 +90,18 @@ describe('a run killed with SIGKILL at 20 random points', () => {
       const before = (await journal(runDir)).events.length;
       const reached = await progress(runDir);
       const proc = resume(runDir);
-      // Kill points are drawn in the run's own progress, not in wall time (which depends on the
-      // machine): after a random short delay (so some land in start-up: three engines and the
-      // trainer), once the run has journaled 0–1 more events; every fourth kill waits for one
-      // more completed session, so the kills are spread through the run on any machine.
+      // Kill points are drawn in the run's own progress: every fourth kill lands in start-up
+      // (once the resume is journaled, before its engines and trainer are up), every fourth
+      // once one more session completed (so the kills spread through the run), the others once
+      // the run journaled 1–2 more events (a step, a candidate, a probe round, a promotion…).
       const exited = proc.exited.then((code) => ({ exited: code }));
-      const until = killed % 4 === 1 ? { sessions: reached.sessions + 1 } : { events: reached.events + Math.floor(rng.next() * 2) };
-      const outcome = await Promise.race([exited, killPoint(runDir, until, 500 + rng.next() * 2500, 'sessions' in until ? 300_000 : 30_000)]);
+      const point: KillPoint =
+        killed % 4 === 3
+          ? { resumes: reached.resumes + 1 }
+          : killed % 4 === 1
+            ? { sessions: reached.sessions + 1 }
+            : { events: reached.events + 1 + Math.floor(rng.next() * 2) };
+      const outcome = await Promise.race([exited, killPoint(runDir, point, 300_000)]);
       if (outcome !== 'kill') {
         // The run finished before this kill point: nothing left to interrupt.
         expect(outcome.exited, proc.output()).toBe(0);
