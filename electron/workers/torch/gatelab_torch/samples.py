@@ -95,6 +95,13 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
             return False
         return True
 
+    def rows(field: str, value: Any, what: str, check) -> bool:
+        """A list with one non-empty list per response position, each passing `check`."""
+        if not isinstance(value, list) or not all(isinstance(row, list) and row for row in value):
+            problems.append(f"{field} must be a list of non-empty lists of {what}")
+            return False
+        return all(check(f"{field}.{t}", row) for t, row in enumerate(value))
+
     if "promptIds" in s:
         ids("promptIds", s["promptIds"])
     response = s.get("responseIds")
@@ -105,38 +112,15 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
         response_ok = ids("responseIds", response)
     lp_ok = logprobs("logprobs", s.get("logprobs"))
     top = s.get("topIds")
-    top_ok = isinstance(top, list) and all(isinstance(row, list) and row for row in top)
-    if not top_ok:
-        problems.append("topIds must be a list of non-empty lists of token ids")
-    else:
-        for t, row in enumerate(top):
-            if not ids(f"topIds.{t}", row):
-                top_ok = False
-                break
+    top_ok = rows("topIds", top, "token ids", ids)
     top_lp = s.get("topLogprobs")
-    top_lp_ok = isinstance(top_lp, list) and all(isinstance(row, list) and row for row in top_lp)
-    if not top_lp_ok:
-        problems.append("topLogprobs must be a list of non-empty lists of log-probs")
-    else:
-        for t, row in enumerate(top_lp):
-            if not logprobs(f"topLogprobs.{t}", row):
-                top_lp_ok = False
-                break
+    top_lp_ok = rows("topLogprobs", top_lp, "log-probs", logprobs)
     forced = s.get("forced")
     if forced is not None and (not isinstance(forced, list) or not all(isinstance(f, bool) for f in forced)):
         problems.append("forced must be a list of booleans")
         forced = None
     teacher = s.get("teacherTopLogprobs")
-    teacher_ok = teacher is None
-    if teacher is not None:
-        teacher_ok = isinstance(teacher, list) and all(isinstance(row, list) and row for row in teacher)
-        if not teacher_ok:
-            problems.append("teacherTopLogprobs must be a list of non-empty lists of log-probs")
-        else:
-            for t, row in enumerate(teacher):
-                if not logprobs(f"teacherTopLogprobs.{t}", row):
-                    teacher_ok = False
-                    break
+    teacher_ok = teacher is None or rows("teacherTopLogprobs", teacher, "log-probs", logprobs)
     reward = s.get("reward")
     if not _is_number(reward) or not -1 <= reward <= 1:
         problems.append("reward must be a finite number in [-1, 1]")
