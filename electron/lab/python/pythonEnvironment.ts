@@ -39,12 +39,16 @@ export type PythonEnvironment = {
   python: string;
 };
 
+/** A virtual environment's interpreter. */
+export function venvInterpreter(venv: string): string {
+  return process.platform === 'win32' ? join(venv, 'Scripts', 'python.exe') : join(venv, 'bin', 'python');
+}
+
 /** The venv paths, whether or not they exist. */
 export function pythonEnvironmentPaths(env: Env = process.env): PythonEnvironment {
   const home = gatelabHome(env);
   const venv = join(home, 'python');
-  const python = process.platform === 'win32' ? join(venv, 'Scripts', 'python.exe') : join(venv, 'bin', 'python');
-  return { home, venv, python };
+  return { home, venv, python: venvInterpreter(venv) };
 }
 
 /** The venv made by setup:python, complete (its requirements stamp written last); throws PythonEnvironmentMissingError otherwise. */

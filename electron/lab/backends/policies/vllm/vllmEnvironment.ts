@@ -11,11 +11,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { gatelabHome } from '../../../python/pythonEnvironment';
-
-function venvPython(venv: string): string {
-  return process.platform === 'win32' ? path.join(venv, 'Scripts', 'python.exe') : path.join(venv, 'bin', 'python');
-}
+import { findModelFolder as findConvertedModel, gatelabHome, PythonEnvironmentMissingError, venvInterpreter } from '../../../python/pythonEnvironment';
 
 /** True when the environment's site-packages holds the module's package folder. */
 function venvHasModule(python: string, module: string): boolean {
@@ -34,7 +30,7 @@ export type EngineEnvironment = { python: string } | { missing: string };
  */
 export function findEngineEnvironment(module: 'vllm' | 'sglang', env: Readonly<Record<string, string | undefined>> = process.env): EngineEnvironment {
   const override = env[module === 'vllm' ? 'GATELAB_VLLM_PYTHON' : 'GATELAB_SGLANG_PYTHON'];
-  const candidates = override ? [override] : [venvPython(path.join(gatelabHome(env), module)), venvPython(path.join(gatelabHome(env), 'python'))];
+  const candidates = override ? [override] : [venvInterpreter(path.join(gatelabHome(env), module)), venvInterpreter(path.join(gatelabHome(env), 'python'))];
   for (const python of candidates) {
     if (existsSync(python) && venvHasModule(python, module)) return { python };
   }
@@ -55,7 +51,11 @@ export function findModelFolder(model: string, resolvePath: (p: string) => strin
   const local = resolvePath(model);
   if (existsSync(path.join(local, 'config.json'))) return { modelDir: local };
   const name = model.split('/').pop()?.toLowerCase() ?? model.toLowerCase();
-  const cached = path.join(gatelabHome(env), 'models', name);
-  if (existsSync(path.join(cached, 'config.json'))) return { modelDir: cached };
-  return { missing: `model ${model} is not on this machine (no ${local}/config.json, no ${cached}/config.json)` };
+  // The converted folder counts only once complete (setup:python writes its stamp last).
+  try {
+    return { modelDir: findConvertedModel(name, env) };
+  } catch (error) {
+    if (!(error instanceof PythonEnvironmentMissingError)) throw error;
+    return { missing: `model ${model} is not on this machine (no ${local}/config.json; ${error.message})` };
+  }
 }
