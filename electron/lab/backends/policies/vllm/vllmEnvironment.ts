@@ -56,6 +56,7 @@ export function findModelFolder(model: string, resolvePath: (p: string) => strin
     return { modelDir: findConvertedModel(name, env) };
   } catch (error) {
     if (!(error instanceof PythonEnvironmentMissingError)) throw error;
-    return { missing: `model ${model} is not on this machine (no ${local}/config.json; ${error.message})` };
+    const cached = path.join(gatelabHome(env), 'models', name);
+    return { missing: `model ${model} is not on this machine (no ${local}/config.json, no complete ${cached} made by \`npm run setup:python\`)` };
   }
 }
