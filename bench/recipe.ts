@@ -55,14 +55,14 @@
  *   above was measured on the first-stage policy.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { badCandidateKinds, type BadCandidateKind } from '../electron/lab/journal/journalEvents';
+import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../electron/lab/journal/journalEvents';
 import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
-import { runCurve } from '../electron/lab/run/runReport';
+import { runCurve, runSummary } from '../electron/lab/run/runReport';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,32 +99,73 @@ type SeedResult = {
   gate_seconds_per_candidate: number | null;
 };
 
+const loaded = await loadRecipe(RECIPE);
+const policy = loaded.recipe.policy;
+const model = await (async () => {
+  if (policy.kind !== 'embedded') return { kind: policy.kind, name: policy.model };
+  const dir = resolveRecipePath(loaded, policy.model_dir);
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { built_at?: string; files?: Record<string, { sha256: string }>; eval?: unknown };
+  return { kind: policy.kind, dir, built_at: manifest.built_at ?? null, base_sha256: manifest.files?.['base.safetensors']?.sha256 ?? null, eval: manifest.eval ?? null };
+})();
+const seedResults: SeedResult[] = [];
+
+/** Writes the result file: the finished seeds, or with `partial` the seeds so far while one still runs. */
+function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): void {
+  const seedsDone = opts.partial ?? seedResults;
+  const adapt = seedsDone.map((r) => r.sessions_to_adaptation ?? Infinity);
+  const medianAdapt = median(adapt);
+  const result = {
+    bench: 'recipe',
+    recipe: path.relative(ROOT, RECIPE),
+    model,
+    sessions,
+    partial: opts.partial !== undefined,
+    seeds: seedsDone,
+    median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
+    median_wall_seconds: median(seedsDone.map((r) => r.wall_seconds)),
+    targets: { median_adaptation_max: 14, stretch: 10, wall_seconds_max: 300 },
+    injection: opts.injection ?? null,
+    machine: { cpus: cpus().length, node: process.version },
+    measured_at: new Date().toISOString(),
+  };
+  mkdirSync(path.dirname(args.out), { recursive: true });
+  writeFileSync(args.out, JSON.stringify(result, null, 2) + '\n');
+}
+
+function seedResult(seed: number, events: readonly JournalEvent[], rounds: number): SeedResult {
+  const summary = runSummary(events, rounds);
+  const curve = runCurve(events);
+  return {
+    seed,
+    sessions: curve.length,
+    sessions_to_adaptation: summary.sessions_to_adaptation,
+    accepted: summary.accepted,
+    bold_rate_10: { at10: curve[9]?.bold_rate_10 ?? null, atLast: curve.at(-1)?.bold_rate_10 ?? null },
+    list_rate_10: { at10: curve[9]?.list_rate_10 ?? null, atLast: curve.at(-1)?.list_rate_10 ?? null },
+    promotions: summary.promotions.length,
+    rejections: summary.rejections,
+    superseded: summary.superseded,
+    trainer_steps: summary.trainer_steps,
+    wall_seconds: summary.wall_seconds,
+    gate_seconds_per_candidate: summary.gate_seconds_per_candidate,
+  };
+}
+
 async function seedRun(seed: number): Promise<SeedResult> {
   const runDir = await createRun(RECIPE, path.join(work, `seed-${seed}`), { seed, confirm: 'auto', sessions });
   const run = await LiveRun.open(runDir, { onLog: (l) => process.stderr.write(`  [seed ${seed}] ${l}\n`) });
   run.journal.onEvent((e) => {
-    if (e.type === 'session-completed') process.stderr.write(`  [seed ${seed}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
+    if (e.type === 'session-completed') {
+      process.stderr.write(`  [seed ${seed}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
+      // A real model can take hours for 36 sessions: the result so far is written after every session.
+      writeResult({ partial: [...seedResults, seedResult(seed, run.journal.events, run.recipe.gate.rounds)] });
+    }
     if (e.type === 'candidate-promoted') process.stderr.write(`  [seed ${seed}] promoted ${e.pointer.version}\n`);
     if (e.type === 'candidate-rejected') process.stderr.write(`  [seed ${seed}] ${e.id} rejected: ${e.reason.detail}\n`);
   });
   try {
-    const summary = await run.runSessions();
-    const curve = runCurve(run.journal.events);
-    const row = (i: number) => curve[i];
-    return {
-      seed,
-      sessions: curve.length,
-      sessions_to_adaptation: summary.sessions_to_adaptation,
-      accepted: summary.accepted,
-      bold_rate_10: { at10: row(9)?.bold_rate_10 ?? null, atLast: curve.at(-1)?.bold_rate_10 ?? null },
-      list_rate_10: { at10: row(9)?.list_rate_10 ?? null, atLast: curve.at(-1)?.list_rate_10 ?? null },
-      promotions: summary.promotions.length,
-      rejections: summary.rejections,
-      superseded: summary.superseded,
-      trainer_steps: summary.trainer_steps,
-      wall_seconds: summary.wall_seconds,
-      gate_seconds_per_candidate: summary.gate_seconds_per_candidate,
-    };
+    await run.runSessions();
+    return seedResult(seed, run.journal.events, run.recipe.gate.rounds);
   } finally {
     await run.close();
   }
@@ -180,7 +221,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const seedResults: SeedResult[] = [];
 for (const seed of seeds) {
   process.stderr.write(`seed ${seed}: ${sessions} sessions…\n`);
   seedResults.push(await seedRun(seed));
@@ -214,23 +254,6 @@ if (!args['skip-inject']) {
   }
 }
 
-const loaded = await loadRecipe(RECIPE);
-const modelDir = loaded.recipe.policy.kind === 'embedded' ? resolveRecipePath(loaded, loaded.recipe.policy.model_dir) : '';
-const modelManifest = JSON.parse(readFileSync(path.join(modelDir, 'manifest.json'), 'utf8')) as { built_at?: string; files?: Record<string, { sha256: string }>; eval?: unknown };
-const result = {
-  bench: 'recipe',
-  recipe: path.relative(ROOT, RECIPE),
-  model: { dir: modelDir, built_at: modelManifest.built_at ?? null, base_sha256: modelManifest.files?.['base.safetensors']?.sha256 ?? null, eval: modelManifest.eval ?? null },
-  sessions,
-  seeds: seedResults,
-  median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
-  median_wall_seconds: medianWall,
-  targets: { median_adaptation_max: 14, stretch: 10, wall_seconds_max: 300 },
-  injection: inject,
-  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
-  measured_at: new Date().toISOString(),
-};
-mkdirSync(path.dirname(args.out), { recursive: true });
-writeFileSync(args.out, JSON.stringify(result, null, 2) + '\n');
+writeResult({ injection: inject });
 console.log(`\nwrote ${path.relative(ROOT, args.out)}`);
 if (!args.keep) rmSync(work, { recursive: true, force: true });
