@@ -61,6 +61,7 @@ describe('placing the roles', () => {
     expect(rolePlacement({ gpus: [1, 2, 3, 4] })).toEqual({ env: { CUDA_VISIBLE_DEVICES: '1,2,3,4', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }, nice: 0, gpus: [1, 2, 3, 4] });
     expect(rolePlacement('cpu')).toEqual({ env: { CUDA_VISIBLE_DEVICES: '', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }, nice: 0, gpus: [] });
     expect(rolePlacement({ cpu: { nice: 10 } }).nice).toBe(10);
+    expect(rolePlacement({ cpu: { nice: 10, threads: 1 } }).env).toEqual({ CUDA_VISIBLE_DEVICES: '', CUDA_DEVICE_ORDER: 'PCI_BUS_ID', OMP_NUM_THREADS: '1' });
   });
 
   it('refuses a map the host cannot satisfy, naming the role, its GPUs and what the host has', async () => {

@@ -36,11 +36,16 @@ export function niceOf(device: WorkerDevice): number {
   return typeof device === 'object' && 'cpu' in device ? device.cpu.nice : 0;
 }
 
+/** OMP_NUM_THREADS for a CPU role that caps its threads; empty otherwise. */
+export function threadsEnvOf(device: WorkerDevice): Record<string, string> {
+  return typeof device === 'object' && 'cpu' in device && device.cpu.threads !== undefined ? { OMP_NUM_THREADS: String(device.cpu.threads) } : {};
+}
+
 export function rolePlacement(device: WorkerDevice): RolePlacement {
   const gpus = gpusOf(device);
   return {
     // nvidia-smi numbers GPUs by PCI bus; CUDA's default order is fastest first. PCI_BUS_ID makes them agree.
-    env: { CUDA_VISIBLE_DEVICES: gpus.join(','), CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
+    env: { CUDA_VISIBLE_DEVICES: gpus.join(','), CUDA_DEVICE_ORDER: 'PCI_BUS_ID', ...threadsEnvOf(device) },
     nice: niceOf(device),
     gpus,
   };

@@ -6,7 +6,7 @@
  * the default for `num_gpus`.
  */
 import type { RayRunner, Recipe, WorkerDevice } from '../recipe/recipeSchema';
-import { gpusOf, niceOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
+import { gpusOf, niceOf, threadsEnvOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
 import { trainerWeightSync } from '../remote/trainerWeightSync';
 import { engineAdapterSync } from '../remote/engineAdapterSync';
 import { rayJobLauncher } from './rayJobWorker';
@@ -44,6 +44,7 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
       ...(numGpus === 0 ? { CUDA_VISIBLE_DEVICES: '' } : {}),
       // The supervisor cannot renice a process on another machine: the connector starts it at this nice value.
       ...(niceOf(device) > 0 ? { GATELAB_WORKER_NICE: String(niceOf(device)) } : {}),
+      ...threadsEnvOf(device),
     },
     nice: 0,
     gpus: [],

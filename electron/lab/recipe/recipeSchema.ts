@@ -22,12 +22,18 @@ export const deviceSchema = z.union(
  * A role with its own worker process may also run on the CPU at a lower
  * scheduling priority — how roles that share a few cores share them. Only
  * lowering is allowed (0 normal … 19 lowest), which needs no privilege.
+ * `threads` caps its OpenMP threads: torch starts one per core, and where
+ * the engines hold those cores its threads wait on each other (a torch step
+ * on two busy cores ran 3.4× slower with two threads than with one).
  */
 export const workerDeviceSchema = z.union([
   deviceSchema,
   z.strictObject({
     cpu: z.strictObject({
       nice: z.int().min(0).max(19).describe('POSIX nice value of the worker process: 0 normal … 19 lowest priority'),
+      threads: positiveInt
+        .optional()
+        .describe('OpenMP threads of the worker process (OMP_NUM_THREADS; the torch trainer): default one per core'),
     }),
   }),
 ]);
