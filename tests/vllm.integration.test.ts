@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../electron/lab/backends/policies/vllmPolicy';
 import type { VllmEngineClient } from '../electron/lab/backends/policies/vllm/vllmEngineClient';
 import { findPythonEnvironment, pythonEnvironmentReady, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
-import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/vllm/vllmEnvironment';
+import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/httpEngine/engineEnvironment';
 import { rolePlacement } from '../electron/lab/devices/rolePlacement';
 import type { GenerateRequest, GenerateResult } from '../electron/lab/protocols/engineProtocol';
 import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';

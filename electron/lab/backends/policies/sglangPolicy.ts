@@ -14,7 +14,7 @@ import type { Recipe } from '../../recipe/recipeSchema';
 import type { HostGpus } from '../../devices/hostGpus';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend } from '../policyBackend';
-import { findEngineEnvironment } from './vllm/vllmEnvironment';
+import { findEngineEnvironment } from './httpEngine/engineEnvironment';
 
 type SglangPolicyConfig = Extract<Recipe['policy'], { kind: 'vllm' | 'sglang' }>;
 

@@ -24,9 +24,9 @@ import { freeLoopbackPort, SupervisedServer } from '../../workers/supervisedServ
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { hfVocabulary } from './hfVocabulary';
-import { writeZeroAdapter } from './vllm/loraFolders';
+import { writeZeroAdapter } from './httpEngine/loraFolders';
 import { vllmModelView } from './vllm/modelView';
-import { findEngineEnvironment, findModelFolder } from './vllm/vllmEnvironment';
+import { findEngineEnvironment, findModelFolder } from './httpEngine/engineEnvironment';
 import { VllmEngineClient } from './vllm/vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllm/vllmServerArgs';
 
