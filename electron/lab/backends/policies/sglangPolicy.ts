@@ -27,12 +27,10 @@
 import type { HostGpus } from '../../devices/hostGpus';
 import { EngineError } from '../../protocols/engineProtocol';
 import type { Recipe } from '../../recipe/recipeSchema';
-import { EngineTokenizer } from '../../serving/engineTokenizer';
-import { hfModelSha256 } from '../../weights/hfModelSha256';
 import { BackendUnavailableError } from '../backendUnavailable';
-import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
+import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { findEngineEnvironment, findModelFolder } from './httpEngine/engineEnvironment';
-import { startHttpEngine } from './httpEngine/startHttpEngine';
+import { httpEngineBackend } from './httpEngine/startHttpEngine';
 import { SglangEngineClient } from './sglang/sglangEngineClient';
 import { writeSglangServerConfig } from './sglang/sglangServerConfig';
 import { sglangServerArgs, sglangServerEnv } from './sglang/sglangServerArgs';
@@ -63,45 +61,32 @@ export function sglangPolicy(policy: SglangPolicyConfig, resolvePath: RecipePath
   const { python } = environment;
   const { modelDir } = model;
 
-  const startEngine = (start: EngineStart) => {
+  return httpEngineBackend(modelDir, (start) => {
     if (start.placement.gpus.length === 0) {
-      return Promise.reject(
-        new EngineError('start_failed', `the ${start.role} SGLang server needs a GPU, and the device map placed the ${start.role} role on the CPU (give it a GPU in devices, or use policy.kind: vllm)`),
-      );
+      throw new EngineError('start_failed', `the ${start.role} SGLang server needs a GPU, and the device map placed the ${start.role} role on the CPU (give it a GPU in devices, or use policy.kind: vllm)`);
     }
-    return startHttpEngine(
-      {
-        engineName: 'SGLang',
-        python,
-        modelDir,
-        maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? shape.maxPositions),
-        command: async ({ port, apiKey, workDir, servedModelDir, maxModelLen }) => {
-          const settings = {
-            python,
-            modelDir: servedModelDir,
-            port,
-            configPath: await writeSglangServerConfig(workDir, apiKey),
-            servedModelName: 'gatelab-base',
-            contextLength: maxModelLen,
-            maxLoraRank: policy.max_lora_rank,
-            tensorParallel: policy.tensor_parallel,
-            placementEnv: start.placement.env,
-            seed: 0,
-            ...(policy.gpu_memory_utilization !== undefined ? { memFractionStatic: policy.gpu_memory_utilization } : {}),
-          };
-          return { args: sglangServerArgs(settings), env: sglangServerEnv(settings) };
-        },
-        client: (clientOptions) => new SglangEngineClient(clientOptions),
-        startTimeoutMs: options.startTimeoutMs ?? 1_200_000,
+    return {
+      engineName: 'SGLang',
+      python,
+      maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? shape.maxPositions),
+      command: async ({ port, apiKey, workDir, servedModelDir, maxModelLen }) => {
+        const settings = {
+          python,
+          modelDir: servedModelDir,
+          port,
+          configPath: await writeSglangServerConfig(workDir, apiKey),
+          servedModelName: 'gatelab-base',
+          contextLength: maxModelLen,
+          maxLoraRank: policy.max_lora_rank,
+          tensorParallel: policy.tensor_parallel,
+          placementEnv: start.placement.env,
+          seed: 0,
+          ...(policy.gpu_memory_utilization !== undefined ? { memFractionStatic: policy.gpu_memory_utilization } : {}),
+        };
+        return { args: sglangServerArgs(settings), env: sglangServerEnv(settings) };
       },
-      start,
-    );
-  };
-
-  return {
-    modelDir,
-    baseSha256: () => hfModelSha256(modelDir),
-    startEngine,
-    gatewayTokenizer: (engine) => new EngineTokenizer(engine.client),
-  };
+      client: (clientOptions) => new SglangEngineClient(clientOptions),
+      startTimeoutMs: options.startTimeoutMs ?? 1_200_000,
+    };
+  });
 }

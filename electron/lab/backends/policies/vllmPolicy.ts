@@ -12,12 +12,10 @@
 import { cpus } from 'node:os';
 import type { EngineRole } from '../../protocols/engineProtocol';
 import type { Recipe } from '../../recipe/recipeSchema';
-import { EngineTokenizer } from '../../serving/engineTokenizer';
-import { hfModelSha256 } from '../../weights/hfModelSha256';
 import { BackendUnavailableError } from '../backendUnavailable';
-import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
+import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { findEngineEnvironment, findModelFolder } from './httpEngine/engineEnvironment';
-import { startHttpEngine } from './httpEngine/startHttpEngine';
+import { httpEngineBackend } from './httpEngine/startHttpEngine';
 import { VllmEngineClient } from './vllm/vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllm/vllmServerArgs';
 
@@ -54,44 +52,33 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
   const { python } = environment;
   const { modelDir } = model;
 
-  const startEngine = (start: EngineStart) => {
+  return httpEngineBackend(modelDir, (start) => {
     const cpu = start.placement.gpus.length === 0;
-    return startHttpEngine(
-      {
-        engineName: 'vLLM',
-        python,
-        modelDir,
-        maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions)),
-        command: ({ port, apiKey, servedModelDir, maxModelLen }) => {
-          const settings = {
-            python,
-            modelDir: servedModelDir,
-            port,
-            apiKey,
-            servedModelName: 'gatelab-base',
-            maxModelLen,
-            maxLoraRank: policy.max_lora_rank,
-            tensorParallel: policy.tensor_parallel,
-            cpu,
-            placementEnv: start.placement.env,
-            cpuCores: cpuCoresFor(start.role),
-            kvCacheGiB: 1,
-            seed: 0,
-            ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
-          };
-          return Promise.resolve({ args: vllmServerArgs(settings), env: vllmServerEnv(settings) });
-        },
-        client: (options) => new VllmEngineClient(options),
-        startTimeoutMs: options.startTimeoutMs ?? 900_000,
+    return {
+      engineName: 'vLLM',
+      python,
+      maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions)),
+      command: ({ port, apiKey, servedModelDir, maxModelLen }) => {
+        const settings = {
+          python,
+          modelDir: servedModelDir,
+          port,
+          apiKey,
+          servedModelName: 'gatelab-base',
+          maxModelLen,
+          maxLoraRank: policy.max_lora_rank,
+          tensorParallel: policy.tensor_parallel,
+          cpu,
+          placementEnv: start.placement.env,
+          cpuCores: cpuCoresFor(start.role),
+          kvCacheGiB: 1,
+          seed: 0,
+          ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
+        };
+        return Promise.resolve({ args: vllmServerArgs(settings), env: vllmServerEnv(settings) });
       },
-      start,
-    );
-  };
-
-  return {
-    modelDir,
-    baseSha256: () => hfModelSha256(modelDir),
-    startEngine,
-    gatewayTokenizer: (engine) => new EngineTokenizer(engine.client),
-  };
+      client: (clientOptions) => new VllmEngineClient(clientOptions),
+      startTimeoutMs: options.startTimeoutMs ?? 900_000,
+    };
+  });
 }

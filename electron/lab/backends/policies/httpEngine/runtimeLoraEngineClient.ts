@@ -2,9 +2,10 @@
  * What every HTTP engine client (vLLM, SGLang) does the same way: the
  * engine protocol's versions as LoRA adapters loaded at runtime into one
  * supervised server, the server's endpoint and token, its health, its end.
- * A subclass says only how its server loads and unloads an adapter and how
- * one request is asked and read (vllm/vllmEngineClient.ts,
- * sglang/sglangEngineClient.ts).
+ * Both servers load a PEFT folder with `{lora_name, lora_path}` and unload
+ * with `{lora_name}`, on routes of their own (RuntimeLoraRoutes). A subclass
+ * says those routes and how one request is asked and read
+ * (vllm/vllmEngineClient.ts, sglang/sglangEngineClient.ts).
  *
  * Versions are adapter names. Every version the server holds is a LoRA
  * loaded at runtime under its version id; base traffic goes to the all-zero
@@ -17,6 +18,7 @@
  * new ones start on the new one, none waits and none is dropped.
  */
 import { rm } from 'node:fs/promises';
+import type { z } from 'zod';
 import {
   EngineError,
   type AdapterRef,
@@ -55,6 +57,16 @@ export type RequestPhase = 'traffic' | 'setup';
 
 type Loaded = { name: string; dir: string | null; inFlight: number };
 
+/** What differs between the engines' adapter routes. */
+export type RuntimeLoraRoutes = {
+  /** In errors: `vLLM`, `SGLang`. */
+  engineName: string;
+  loadRoute: string;
+  unloadRoute: string;
+  /** The load error that means the server already holds the name (a restarted server's setup may run twice): not an error. */
+  alreadyLoaded: RegExp;
+};
+
 /** The message in an engine's error body: OpenAI's `{error: {message}}`, `{message}`, SGLang's `{error_message}`; else the text. */
 export function engineErrorMessage(text: string): string {
   try {
@@ -78,18 +90,16 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
   #pending = 0;
   #swapQueue: Promise<unknown> = Promise.resolve();
 
-  /** `engineName` names the engine in every error (`vLLM`, `SGLang`). */
+  protected readonly engineName: string;
+
   constructor(
     protected readonly options: RuntimeLoraEngineOptions,
-    protected readonly engineName: string,
+    private readonly routes: RuntimeLoraRoutes,
   ) {
     this.info = options.info;
+    this.engineName = routes.engineName;
   }
 
-  /** How the server loads the PEFT folder `dir` under `name`; an adapter it already holds under that name is not an error. */
-  protected abstract loadAdapter(name: string, dir: string, during: RequestPhase): Promise<void>;
-  /** How the server forgets the adapter `name`. */
-  protected abstract unloadAdapter(name: string): Promise<void>;
   /** One generation on the adapter the server knows as `servedName`, which is `version`. */
   protected abstract generateOn(servedName: string, version: string, request: GenerateRequest): Promise<GenerateResult>;
   abstract countPromptTokens(messages: readonly ChatMessage[]): Promise<number>;
@@ -118,13 +128,13 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
         this.#refs.delete(version);
       }
     }
-    await this.loadAdapter(ZERO_ADAPTER_NAME, this.options.zeroAdapterDir, 'setup');
+    await this.#loadAdapter(ZERO_ADAPTER_NAME, this.options.zeroAdapterDir, 'setup');
     const zero = this.#loaded.get(ZERO_ADAPTER_NAME);
     this.#loaded.set(ZERO_ADAPTER_NAME, { name: ZERO_ADAPTER_NAME, dir: this.options.zeroAdapterDir, inFlight: zero?.inFlight ?? 0 });
     const ref = this.#refs.get(this.#current);
     if (ref) {
       const loaded = this.#loaded.get(this.#current);
-      await this.loadAdapter(ref.version, loaded?.dir ?? (await stageAdapterFolder(ref, this.options.workDir, this.options.modelDir)), 'setup');
+      await this.#loadAdapter(ref.version, loaded?.dir ?? (await stageAdapterFolder(ref, this.options.workDir, this.options.modelDir)), 'setup');
     }
   }
 
@@ -144,6 +154,15 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     }
   }
 
+  /** POSTs and reads the answer with `schema`: an error status or an answer of another shape is an EngineError. */
+  protected async postParsed<S extends z.ZodType>(route: string, body: unknown, schema: S, timeoutMs?: number): Promise<z.infer<S>> {
+    const response = await this.post(route, body, timeoutMs);
+    if (!response.ok) throw await this.failure(route, response);
+    const parsed = schema.safeParse(await response.json());
+    if (!parsed.success) throw new EngineError('engine_error', `${this.engineName}'s ${route} answer is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
+    return parsed.data;
+  }
+
   /** The EngineError for a response that is not 2xx: a prompt too long for the context is `context_length_exceeded`. */
   protected async failure(route: string, response: Response): Promise<EngineError> {
     const message = engineErrorMessage(await response.text().catch(() => ''));
@@ -152,12 +171,32 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     return new EngineError(code, `${route}: ${this.engineName} answered ${response.status}: ${message}`);
   }
 
+  /** Loads the PEFT folder `dir` under `name`. */
+  async #loadAdapter(name: string, dir: string, during: RequestPhase): Promise<void> {
+    const { loadRoute, alreadyLoaded } = this.routes;
+    const response = await this.post(loadRoute, { lora_name: name, lora_path: dir }, 120_000, during);
+    if (response.ok) {
+      await response.body?.cancel();
+      return;
+    }
+    const error = await this.failure(loadRoute, response);
+    if (alreadyLoaded.test(error.message)) return;
+    throw new EngineError('bad_adapter', error.message);
+  }
+
+  async #unloadAdapter(name: string): Promise<void> {
+    const { unloadRoute } = this.routes;
+    const response = await this.post(unloadRoute, { lora_name: name });
+    if (!response.ok) throw await this.failure(unloadRoute, response);
+    await response.body?.cancel();
+  }
+
   async #unload(version: string): Promise<void> {
     const loaded = this.#loaded.get(version);
     if (!loaded || loaded.inFlight > 0 || version === this.#current || version === ZERO_ADAPTER_NAME) return;
     this.#loaded.delete(version);
     this.#refs.delete(version);
-    await this.unloadAdapter(loaded.name);
+    await this.#unloadAdapter(loaded.name);
     if (loaded.dir) await rm(loaded.dir, { recursive: true, force: true });
   }
 
@@ -175,7 +214,7 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
       if (adapter.version === ZERO_ADAPTER_NAME) throw new EngineError('bad_adapter', `'${ZERO_ADAPTER_NAME}' is not an adapter version`);
       if (!this.#loaded.has(adapter.version)) {
         const dir = await stageAdapterFolder(adapter, this.options.workDir, this.options.modelDir);
-        await this.loadAdapter(adapter.version, dir, 'traffic');
+        await this.#loadAdapter(adapter.version, dir, 'traffic');
         this.#loaded.set(adapter.version, { name: adapter.version, dir, inFlight: 0 });
         this.#refs.set(adapter.version, adapter);
       }

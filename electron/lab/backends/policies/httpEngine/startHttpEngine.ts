@@ -1,12 +1,12 @@
 /**
- * Starting one engine role's HTTP server (vLLM, SGLang) the same way for
- * every engine: the base model's identity and vocabulary, a private work
+ * The policy backend of an HTTP engine (vLLM, SGLang), and starting one
+ * engine role's server the same way for every engine: the base model's identity and vocabulary, a private work
  * folder (staged adapters, the zero adapter base traffic runs on, the model
  * view), a free loopback port and a per-launch token, one SupervisedServer
  * (argument array, the role's placement and nice value, `/health`, the
  * workers panel's log, restart with backoff, the adapters reloaded after
  * every restart) and the engine's client on top. The engine says only its
- * command line and its client.
+ * command line and its client (HttpEngineSpec).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -18,7 +18,8 @@ import type { StartedEngine } from '../../../serving/rpcEngineClient';
 import { hfModelSha256 } from '../../../weights/hfModelSha256';
 import { policyShape, readPolicyConfig, type PolicyShape } from '../../../weights/policyConfig';
 import { freeLoopbackPort, SupervisedServer } from '../../../workers/supervisedServer';
-import type { EngineStart } from '../../policyBackend';
+import { EngineTokenizer } from '../../../serving/engineTokenizer';
+import type { EngineStart, PolicyBackend } from '../../policyBackend';
 import { hfVocabulary } from '../hfVocabulary';
 import { writeZeroAdapter } from './loraFolders';
 import { servedModelView } from './modelView';
@@ -40,7 +41,6 @@ export type HttpEngineSpec = {
   /** In errors and folder names: `vLLM`, `SGLang`. */
   engineName: string;
   python: string;
-  modelDir: string;
   /** The served context for the model's shape (engines and hosts differ). */
   maxModelLen: (shape: PolicyShape) => number;
   /** The argument array and environment of the server; may write files under `launch.workDir`. */
@@ -50,8 +50,17 @@ export type HttpEngineSpec = {
   startTimeoutMs: number;
 };
 
-export async function startHttpEngine(spec: HttpEngineSpec, { role, placement, onLog, onStateChange }: EngineStart): Promise<StartedEngine> {
-  const { modelDir } = spec;
+/** The backend of a policy served by HTTP engines on `modelDir`; `specFor` may refuse a role (it throws). */
+export function httpEngineBackend(modelDir: string, specFor: (start: EngineStart) => HttpEngineSpec): PolicyBackend {
+  return {
+    modelDir,
+    baseSha256: () => hfModelSha256(modelDir),
+    startEngine: async (start) => startHttpEngine(modelDir, specFor(start), start),
+    gatewayTokenizer: (engine) => new EngineTokenizer(engine.client),
+  };
+}
+
+export async function startHttpEngine(modelDir: string, spec: HttpEngineSpec, { role, placement, onLog, onStateChange }: EngineStart): Promise<StartedEngine> {
   const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
   const maxModelLen = spec.maxModelLen(shape);
   const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);

@@ -21,7 +21,7 @@
  */
 import { z } from 'zod';
 import { EngineError, type ChatMessage, type GenerateRequest, type GenerateResult } from '../../../protocols/engineProtocol';
-import { RuntimeLoraEngineClient, type RequestPhase, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
+import { RuntimeLoraEngineClient, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
 
 /** `/v1/tokenize` with messages (SGLang ≥ 0.5.23). */
 export const sglangTokenizeResponseSchema = z.looseObject({ tokens: z.array(z.int().min(0)), count: z.int().nonnegative() });
@@ -113,41 +113,19 @@ export type SglangEngineClientOptions = RuntimeLoraEngineOptions;
 
 export class SglangEngineClient extends RuntimeLoraEngineClient {
   constructor(options: SglangEngineClientOptions) {
-    super(options, 'SGLang');
-  }
-
-  protected async loadAdapter(name: string, dir: string, during: RequestPhase): Promise<void> {
-    const response = await this.post('/load_lora_adapter', { lora_name: name, lora_path: dir }, 120_000, during);
-    if (response.ok) {
-      await response.body?.cancel();
-      return;
-    }
-    const error = await this.failure('/load_lora_adapter', response);
-    // A server restarted by its supervisor may already hold it (setup ran twice): that is fine.
-    if (/already (been )?loaded|already exists/i.test(error.message)) return;
-    throw new EngineError('bad_adapter', error.message);
-  }
-
-  protected async unloadAdapter(name: string): Promise<void> {
-    const response = await this.post('/unload_lora_adapter', { lora_name: name });
-    if (!response.ok) throw await this.failure('/unload_lora_adapter', response);
-    await response.body?.cancel();
+    super(options, { engineName: 'SGLang', loadRoute: '/load_lora_adapter', unloadRoute: '/unload_lora_adapter', alreadyLoaded: /already (been )?loaded|already exists/i });
   }
 
   /** The prompt's token ids under the server's chat template, generation prompt included. */
   async promptIds(messages: readonly ChatMessage[]): Promise<number[]> {
-    const response = await this.post('/v1/tokenize', { messages });
-    if (!response.ok) throw await this.failure('/v1/tokenize', response);
-    const parsed = sglangTokenizeResponseSchema.safeParse(await response.json());
-    if (!parsed.success) throw new EngineError('engine_error', `SGLang's /v1/tokenize answer is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
-    return parsed.data.tokens;
+    return (await this.postParsed('/v1/tokenize', { messages }, sglangTokenizeResponseSchema)).tokens;
   }
 
   protected async generateOn(servedName: string, version: string, request: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     const promptIds = await this.promptIds(request.messages);
     const k = request.logprobsTopK;
-    const response = await this.post(
+    const data = await this.postParsed(
       '/generate',
       {
         input_ids: promptIds,
@@ -159,12 +137,10 @@ export class SglangEngineClient extends RuntimeLoraEngineClient {
         lora_path: servedName,
         stream: false,
       },
+      sglangGenerateResponseSchema,
       this.options.requestTimeoutMs ?? 900_000,
     );
-    if (!response.ok) throw await this.failure('/generate', response);
-    const parsed = sglangGenerateResponseSchema.safeParse(await response.json());
-    if (!parsed.success) throw new EngineError('engine_error', `SGLang's /generate answer is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
-    return sglangResult(parsed.data, promptIds, version, request, performance.now() - started);
+    return sglangResult(data, promptIds, version, request, performance.now() - started);
   }
 
   async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {

@@ -30,6 +30,7 @@
  *   127.0.0.1 only.
  */
 import { LORA_MODULES } from '../../../weights/policyConfig';
+import { loopbackFlags } from '../httpEngine/loopbackFlags';
 
 export type SglangServerSettings = {
   python: string;
@@ -60,10 +61,7 @@ export function sglangServerArgs(s: SglangServerSettings): string[] {
     s.modelDir,
     '--served-model-name',
     s.servedModelName,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(s.port),
+    ...loopbackFlags(s.port),
     '--config',
     s.configPath,
     '--dtype',

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { EngineError, type ChatMessage, type GenerateRequest, type GenerateResult } from '../../../protocols/engineProtocol';
 import { ZERO_ADAPTER_NAME } from '../httpEngine/loraFolders';
-import { RuntimeLoraEngineClient, type EngineEndpoint, type RequestPhase, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
+import { RuntimeLoraEngineClient, type EngineEndpoint, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
 
 export type VllmEndpoint = EngineEndpoint;
 
@@ -51,31 +51,13 @@ export type VllmEngineClientOptions = RuntimeLoraEngineOptions;
 
 export class VllmEngineClient extends RuntimeLoraEngineClient {
   constructor(options: VllmEngineClientOptions) {
-    super(options, 'vLLM');
-  }
-
-  protected async loadAdapter(name: string, dir: string, during: RequestPhase): Promise<void> {
-    const response = await this.post('/v1/load_lora_adapter', { lora_name: name, lora_path: dir }, 60_000, during);
-    if (response.ok) {
-      await response.body?.cancel();
-      return;
-    }
-    const error = await this.failure('/v1/load_lora_adapter', response);
-    // A server restarted by its supervisor may already hold it (setup ran twice): that is fine.
-    if (/already (been )?loaded/i.test(error.message)) return;
-    throw new EngineError('bad_adapter', error.message);
-  }
-
-  protected async unloadAdapter(name: string): Promise<void> {
-    const response = await this.post('/v1/unload_lora_adapter', { lora_name: name });
-    if (!response.ok) throw await this.failure('/v1/unload_lora_adapter', response);
-    await response.body?.cancel();
+    super(options, { engineName: 'vLLM', loadRoute: '/v1/load_lora_adapter', unloadRoute: '/v1/unload_lora_adapter', alreadyLoaded: /already (been )?loaded/i });
   }
 
   protected async generateOn(servedName: string, version: string, request: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     const { sampling } = request;
-    const response = await this.post(
+    const data = await this.postParsed(
       '/v1/chat/completions',
       {
         model: servedName,
@@ -94,12 +76,10 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
         skip_special_tokens: true,
         stream: false,
       },
+      chatResponseSchema,
       this.options.requestTimeoutMs ?? 900_000,
     );
-    if (!response.ok) throw await this.failure('/v1/chat/completions', response);
-    const parsed = chatResponseSchema.safeParse(await response.json());
-    if (!parsed.success) throw new EngineError('engine_error', `vLLM's chat completion is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
-    return this.#toResult(parsed.data, servedName, version, request, performance.now() - started);
+    return this.#toResult(data, servedName, version, request, performance.now() - started);
   }
 
   #toResult(data: z.infer<typeof chatResponseSchema>, servedName: string, version: string, request: GenerateRequest, elapsedMs: number): GenerateResult {
@@ -139,8 +119,7 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
   }
 
   async countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
-    const response = await this.post('/tokenize', { model: this.servedName(this.currentVersion) ?? ZERO_ADAPTER_NAME, messages, add_generation_prompt: true });
-    if (!response.ok) throw await this.failure('/tokenize', response);
-    return tokenizeResponseSchema.parse(await response.json()).count;
+    const body = { model: this.servedName(this.currentVersion) ?? ZERO_ADAPTER_NAME, messages, add_generation_prompt: true };
+    return (await this.postParsed('/tokenize', body, tokenizeResponseSchema)).count;
   }
 }
