@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError, type AdapterRef, type GenerateRequest } from '../../../protocols/engineProtocol';
 import type { SupervisedServer } from '../../../workers/supervisedServer';
 import { writeZeroAdapter } from '../httpEngine/loraFolders';
+import { engineErrorMessage } from '../httpEngine/runtimeLoraEngineClient';
 import { writeRandomLoraAdapter } from '../../../../../tests/helpers/randomLoraAdapter';
 import { SglangEngineClient, sglangGenerateResponseSchema, sglangResult, sglangSamplingParams, type SglangGenerateResponse } from './sglangEngineClient';
 
@@ -109,6 +110,13 @@ describe("reading SGLang's /generate answer", () => {
     expect(() => sglangResult(data, [10, 11, 12], 'base', request, 5)).toThrow(message);
   });
 
+  it("reads the message of SGLang's error bodies: a failed adapter load, an OpenAI-style error, plain text", () => {
+    expect(engineErrorMessage(JSON.stringify({ success: false, error_message: 'LoRA rank 32 is greater than max_lora_rank 16', loaded_adapters: {} }))).toBe('LoRA rank 32 is greater than max_lora_rank 16');
+    expect(engineErrorMessage(JSON.stringify({ object: 'error', message: "The input (3000 tokens) is longer than the model's context length (2048 tokens).", code: 400 }))).toMatch(/longer than the model's context length/);
+    expect(engineErrorMessage(JSON.stringify({ error: { message: 'bad top_k' } }))).toBe('bad top_k');
+    expect(engineErrorMessage('Internal Server Error')).toBe('Internal Server Error');
+  });
+
   it('asks for every sampling field, the seed, and top-k off as -1', () => {
     expect(sglangSamplingParams(request)).toEqual({ temperature: 0.6, top_p: 0.95, top_k: 20, max_new_tokens: 5, sampling_seed: 11, skip_special_tokens: true });
     expect(sglangSamplingParams({ ...request, sampling: { ...request.sampling, topK: 0 } }).top_k).toBe(-1);
@@ -122,6 +130,8 @@ class SglangStandIn {
   readonly calls: Call[] = [];
   readonly events: string[] = [];
   held: string | null = null;
+  /** When set, `/generate` answers 400 with this message (as SGLang does for a prompt beyond the context). */
+  refuseGenerate: string | null = null;
   #release: (() => void) | null = null;
   #arrived: (() => void) | null = null;
   readonly server: Server;
@@ -150,6 +160,7 @@ class SglangStandIn {
       this.events.push(`${route === '/load_lora_adapter' ? 'load' : 'unload'} ${String(body.lora_name)}`);
       return [200, { success: true, error_message: null, loaded_adapters: {} }];
     }
+    if (route === '/generate' && this.refuseGenerate) return [400, { object: 'error', message: this.refuseGenerate, type: 'BadRequestError', code: 400 }];
     if (route === '/generate') {
       const lora = String(body.lora_path);
       if (lora === this.held) {
@@ -236,5 +247,12 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     await expect(client.setAdapter(changed)).rejects.toBeInstanceOf(EngineError);
     expect(standIn.events).toEqual(['load base']);
     expect((await client.generate(request)).version).toBe('base');
+  }, 30_000);
+
+  it('turns SGLang’s refusal of a prompt beyond the context into context_length_exceeded', async () => {
+    standIn = new SglangStandIn();
+    const { client } = await clientOf(standIn);
+    standIn.refuseGenerate = "The input (3000 tokens) is longer than the model's context length (2048 tokens).";
+    await expect(client.generate(request)).rejects.toMatchObject({ code: 'context_length_exceeded' });
   }, 30_000);
 });
