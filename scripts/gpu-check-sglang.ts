@@ -14,7 +14,6 @@
 // detail) for scripts/gpu-check.sh; exits 0 even when the check fails (the
 // row says so), 2 when it cannot run.
 //   npx tsx scripts/gpu-check-sglang.ts [--gpu 0]
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,7 +26,8 @@ import type { GenerateRequest, GenerateResult } from '../electron/lab/protocols/
 import { findPythonEnvironment, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
 import { policySchema } from '../electron/lab/recipe/recipeSchema';
 import { writeRandomLoraAdapter } from '../tests/helpers/randomLoraAdapter';
-import { SMOLLM2 } from '../tests/helpers/vllmTestSetup';
+import { referenceRows, type ReferenceRow } from '../tests/helpers/referenceLogprobs';
+import { engineRequest, SMOLLM2 } from '../tests/helpers/vllmTestSetup';
 
 /** Per token, nats: SGLang's fp32 GPU kernels against the trainer's fp32 CPU forward. */
 const TOLERANCE = 0.01;
@@ -37,23 +37,12 @@ const CHECK = 'SGLang LoRA swap, raw log-probs on GPU';
 const { values: args } = parseArgs({ options: { gpu: { type: 'string', default: '0' } } });
 const row = (ok: boolean | null, detail: string, extra: Record<string, number> = {}) => console.log(JSON.stringify({ check: `${CHECK} ${args.gpu}`, ok, detail, ...extra }));
 
-type Reference = { logprobs: number[]; topIds: number[][]; topLogprobs: number[][] };
+type Reference = ReferenceRow;
 
-function reference(modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
-  const { python } = findPythonEnvironment();
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(import.meta.dirname, '..', 'tests', 'helpers', 'reference_logprobs.py')], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-      env: { ...process.env, PYTHONPATH: torchWorkerSources() },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve((JSON.parse(out) as { rows: Reference[] }).rows) : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-500)}`))));
-    child.stdin.end(JSON.stringify({ modelDir, adapterDir, k: K, items: results.map((r) => ({ promptIds: r.promptIds, tokenIds: r.tokenIds })) }));
-  });
+/** The trainer's fp32 forward over the replies' own ids (gpu-check needs the trainer's environment anyway). */
+async function reference(modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
+  const env = { ...process.env, PYTHONPATH: torchWorkerSources() };
+  return (await referenceRows(findPythonEnvironment().python, env, { modelDir, adapterDir, k: K, results })).rows;
 }
 
 /** The largest per-token |Δ| of the sampled tokens' log-probs and of the top-K log-probs. */
@@ -67,13 +56,7 @@ function worst(results: GenerateResult[], refs: Reference[]): number {
   return w;
 }
 
-const question = (n: number) => `Tom has ${n} apples and buys ${n + 3} more. How many apples does he have now? Show your steps.`;
-const request = (n: number, seed: number, maxTokens = 32): GenerateRequest => ({
-  messages: [{ role: 'user', content: question(n) }],
-  sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens },
-  seed,
-  logprobsTopK: K,
-});
+const request = (n: number, seed: number, maxTokens = 32): GenerateRequest => engineRequest(n, seed, maxTokens, K);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
