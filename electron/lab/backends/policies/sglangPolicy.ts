@@ -17,8 +17,9 @@
  * CUDA one (`sgl_kernel/sm100/common_ops.abi3.so`: "libcuda.so.1: cannot
  * open shared object file"). SGLang's CPU engine needs sglang-kernel built
  * from source for CPUs. So the end-to-end check of this backend is
- * scripts/gpu_check.py, run where a GPU is; the unit tests check its
- * command line and how it reads SGLang's answers.
+ * scripts/gpu-check.sh's SGLang row (scripts/gpu-check-sglang.ts), run where
+ * a GPU is; the unit tests check its command line and how it reads SGLang's
+ * answers.
  *
  * Refused before anything starts, with every reason: no NVIDIA GPU on the
  * host, no Python environment with SGLang, no model folder — and a role the
