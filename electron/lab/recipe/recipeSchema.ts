@@ -116,13 +116,15 @@ export const policySchema = z.discriminatedUnion('kind', [
       .describe('a local model folder (relative to the recipe), or a Hugging Face id looked up as $GATELAB_HOME/models/<last part, lower case>'),
     tensor_parallel: positiveInt.default(1),
     max_model_len: positiveInt.optional().describe("the served context, prompt and reply (default: 2048 on a CPU, the model's own on a GPU)"),
-    max_lora_rank: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]).default(16).describe('the largest LoRA rank the engine accepts (vLLM --max-lora-rank)'),
+    max_lora_rank: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]).default(16).describe('the largest LoRA rank the engine accepts (vLLM and SGLang --max-lora-rank)'),
     gpu_memory_utilization: z
       .number()
       .gt(0)
       .max(1)
       .optional()
-      .describe("GPU hosts: the share of each engine's GPU memory it may take (vLLM --gpu-memory-utilization, default 0.9); lower it when roles share a GPU"),
+      .describe(
+        "GPU hosts: the share of each engine's GPU memory it may take (vLLM --gpu-memory-utilization, default 0.9; SGLang --mem-fraction-static, its own default); lower it when roles share a GPU",
+      ),
     sampling: samplingSchema,
     logprobs_top_k: positiveInt.default(4),
   }),

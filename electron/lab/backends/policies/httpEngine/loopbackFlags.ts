@@ -1,0 +1,8 @@
+/**
+ * The flags that bind an HTTP engine's server to loopback on `port` (DESIGN
+ * invariant 7): vLLM and SGLang spell them alike. Every other route of the
+ * server then needs the per-launch token.
+ */
+export function loopbackFlags(port: number): string[] {
+  return ['--host', '127.0.0.1', '--port', String(port)];
+}
