@@ -23,6 +23,7 @@ because the standard library has none and a node may have nothing else.
 """
 
 import base64
+import ctypes
 import hashlib
 import json
 import os
@@ -173,6 +174,21 @@ def free_loopback_port():
         probe.close()
 
 
+def child_setup(nice):
+    """Runs in the worker's process before it starts (the connector has no other thread yet)."""
+    def setup():
+        # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
+        if 0 < nice <= 19:
+            os.nice(nice)
+        # Linux: the worker gets SIGTERM when the connector dies, however it dies, so that a
+        # killed connector never leaves a server (and its port, its memory) behind on the node.
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    return setup
+
+
 class Bridge:
     def __init__(self, ws, scratch, argv, env, server_port=None):
         self.ws = ws
@@ -189,8 +205,7 @@ class Bridge:
         self.worker = subprocess.Popen(
             argv, stdin=subprocess.PIPE if server_port is None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
-            # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
-            preexec_fn=(lambda: os.nice(nice)) if 0 < nice <= 19 else None,
+            preexec_fn=child_setup(nice),
         )
 
     def send(self, obj):

@@ -8,6 +8,13 @@
  *
  * Refused before anything starts, with every reason: no Python environment
  * with vLLM, or no model folder.
+ *
+ * A role placed on a Ray cluster (`placement.serverHost`) runs its server as
+ * a Ray job on a node with the model folder at the same path: the port is
+ * chosen there by the connector, the lab reaches the server through a
+ * loopback port of its own (the tunnel), and the adapter folders the client
+ * stages here are uploaded there by content before each load. The client is
+ * the same either way.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -25,7 +32,8 @@ import { BackendUnavailableError } from '../backendUnavailable';
 import type { EngineStart, PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { hfVocabulary } from './hfVocabulary';
 import { writeZeroAdapter } from './vllm/loraFolders';
-import { vllmModelView } from './vllm/modelView';
+import { hasGgufQuantizationNote, vllmModelView } from './vllm/modelView';
+import { SERVER_PORT_PLACEHOLDER } from '../../remote/connectorEnvironment';
 import { findEngineEnvironment, findModelFolder } from './vllm/vllmEnvironment';
 import { VllmEngineClient } from './vllm/vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllm/vllmServerArgs';
@@ -64,19 +72,23 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
   const { modelDir } = model;
 
   const startEngine = async ({ role, placement, onLog, onStateChange }: EngineStart): Promise<StartedEngine> => {
-    const cpu = placement.gpus.length === 0;
+    const host = placement.serverHost?.();
+    // On a Ray node, the GPUs are those its job reserves there.
+    const cpu = host ? (placement.remoteGpuCount ?? 0) === 0 : placement.gpus.length === 0;
     const shape = policyShape(await readPolicyConfig(path.join(modelDir, 'config.json')));
     const maxModelLen = Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions));
     const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);
     const workDir = await mkdtemp(path.join(tmpdir(), `gatelab-vllm-${role}-`));
     const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
-    const servedModelDir = await vllmModelView(modelDir, workDir);
-    const port = await freeLoopbackPort();
+    // A view made here is no use on another node: there the server reads the model folder itself, told to drop the GGUF note.
+    const servedModelDir = host ? modelDir : await vllmModelView(modelDir, workDir);
+    const port = host ? await host.port() : await freeLoopbackPort();
     const apiKey = randomBytes(24).toString('hex');
     const settings = {
       python,
       modelDir: servedModelDir,
-      port,
+      port: host ? SERVER_PORT_PLACEHOLDER : port,
+      ...(host && (await hasGgufQuantizationNote(modelDir)) ? { dropQuantizationNote: true } : {}),
       apiKey,
       servedModelName: 'gatelab-base',
       maxModelLen,
@@ -96,6 +108,7 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
       args: () => vllmServerArgs(settings),
       env: vllmServerEnv(settings),
       nice: placement.nice,
+      ...(host ? { launch: host.launch } : {}),
       healthUrl: `http://127.0.0.1:${port}/health`,
       startTimeoutMs: options.startTimeoutMs ?? 900_000,
       setup: () => (client ? client.restoreAdapters() : Promise.resolve()),
@@ -110,11 +123,13 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
       workDir,
       modelDir,
       zeroAdapterDir,
+      ...(host ? { serverPath: (dir: string) => host.placeFolder(dir), afterClose: () => host.close() } : {}),
     });
     try {
       await server.start();
     } catch (error) {
       await server.shutdown();
+      await host?.close();
       throw new EngineError('start_failed', `the ${role} vLLM server did not start: ${(error as Error).message}`);
     }
     const started = client;

@@ -82,6 +82,14 @@ export type VllmEngineClientOptions = {
   zeroAdapterDir: string;
   /** Per request (generation on a loaded CPU is slow). */
   requestTimeoutMs?: number;
+  /**
+   * Where the server reads a folder staged in `workDir`: itself for a server
+   * on this host; for one on another node, the folder uploaded there by
+   * content (remoteServerHost.ts), its path on that node.
+   */
+  serverPath?: (localDir: string) => Promise<string>;
+  /** After the server stopped: release what reaches it (a remote server's tunnel). */
+  afterClose?: () => Promise<void>;
 };
 
 export class VllmEngineClient implements EngineClient {
@@ -162,7 +170,13 @@ export class VllmEngineClient implements EngineClient {
   }
 
   async #loadLora(name: string, dir: string, during: 'traffic' | 'setup' = 'traffic'): Promise<void> {
-    const response = await this.#post('/v1/load_lora_adapter', { lora_name: name, lora_path: dir }, 60_000, during);
+    let serverDir: string;
+    try {
+      serverDir = this.options.serverPath ? await this.options.serverPath(dir) : dir;
+    } catch (error) {
+      throw new EngineError('engine_error', `adapter ${name}: cannot give it to the vLLM server: ${(error as Error).message}`);
+    }
+    const response = await this.#post('/v1/load_lora_adapter', { lora_name: name, lora_path: serverDir }, 60_000, during);
     if (response.ok) {
       await response.body?.cancel();
       return;
@@ -310,7 +324,11 @@ export class VllmEngineClient implements EngineClient {
 
   /** Stops the server, then removes the engine's private folder (staged adapters, the zero adapter, the model view). */
   async close(): Promise<void> {
-    await this.options.server.shutdown();
+    try {
+      await this.options.server.shutdown();
+    } finally {
+      await this.options.afterClose?.();
+    }
     await rm(this.options.workDir, { recursive: true, force: true });
   }
 }
