@@ -27,10 +27,13 @@ const healthServer = fileURLToPath(new URL('../workers/testing/healthServer.mjs'
 const python = process.env.GATELAB_TEST_PYTHON ?? 'python3';
 const control: ControlEndpointOptions = { bind: '127.0.0.1', port: 0 };
 const started: ChildProcess[] = [];
+/** Scratch folders of connectors this file kills (a killed connector cannot remove its own). */
+const scratches: string[] = [];
 
 afterAll(async () => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await controlHub(control).close();
+  await Promise.all(scratches.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 /** A connector started by hand, its socket driven by the test (what the lab would send, and what it must not). */
@@ -100,7 +103,7 @@ describe('the connector in server mode', () => {
     await new Promise<void>((resolve) => (server.child.exitCode !== null ? resolve() : server.child.once('exit', () => resolve())));
 
     const worker = await rawConnector([healthServer, '1'], 'jsonl');
-    await worker.next((m) => m.type === 'hello');
+    scratches.push(String((await worker.next((m) => m.type === 'hello')).scratch));
     worker.send({ type: 'open', stream: 1 });
     const refused = await worker.next((m) => m.type === 'close' && m.stream === 1);
     expect(refused.error).toMatch(/not a server/);
@@ -143,6 +146,7 @@ describe('a supervised server behind the connector', () => {
       await writeFile(path.join(folder, 'adapter_model.safetensors'), Buffer.from([1, 2, 3, 250]));
       await writeFile(path.join(folder, 'adapter_config.json'), '{"r": 1}\n');
       const there = await host.placeFolder(folder);
+      scratches.push(path.dirname(path.dirname(there)));
       expect(there).not.toBe(folder);
       // (One machine: the test can look at what the node received.)
       expect([...(await readFile(path.join(there, 'adapter_model.safetensors')))]).toEqual([1, 2, 3, 250]);
