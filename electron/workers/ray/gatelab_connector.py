@@ -435,8 +435,15 @@ def main():
         hello["port"] = server_port
     ws.send_json(hello)
     bridge = Bridge(ws, scratch, argv, env, server_port)
-    # Ray stops a job with SIGTERM: pass it on, then report the exit.
-    signal.signal(signal.SIGTERM, lambda *_: bridge.worker.terminate())
+    # Ray stops a job with SIGTERM: pass it on, then report the exit. Ray sends SIGKILL a few
+    # seconds later (RAY_JOB_STOP_WAIT_TIME_S), often before a server has shut down, so the
+    # scratch folder goes now: nothing of the job is wanted once it is stopped, and files the
+    # worker still has open stay readable to it.
+    def on_sigterm(*_):
+        bridge.worker.terminate()
+        if own_scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    signal.signal(signal.SIGTERM, on_sigterm)
     readers = [threading.Thread(target=bridge.pump_stdout, daemon=True), threading.Thread(target=bridge.pump_stderr, daemon=True)]
     for t in readers:
         t.start()
