@@ -1,7 +1,8 @@
 // recipes/smollm2-135m-cpu.yaml, shortened for CI: SmolLM2-135M-Instruct served
 // and probed by two vLLM servers (separate processes), trained by the torch
-// trainer, judged by the rule judge, the scripted student — a few sessions, at
-// least one trainer candidate through verify and probing, one injected bad
+// trainer, judged by the rule judge, the scripted student — a few sessions, a
+// trainer candidate verified, gated (three probe rounds), confirmed and
+// served (a later session's replies name its version), one injected bad
 // candidate rejected, and the serving pointer checked against the journal.
 // Checks the run's contract on a real model, not what it learns (bench:recipe).
 // Skipped, with every reason, when this build or machine cannot run the recipe
@@ -23,8 +24,10 @@ import { sha256Hex } from '../electron/lab/weights/weightStore';
 import { workerRegistry } from '../electron/lab/workers/workerRegistry';
 
 // Issue 18: where Ray is installed (`npm run setup:ray`; CI runs it), the
-// trainer runs as a Ray job on a local head (CPU, own temp dir, free ports,
-// stopped after): the same run, its candidates coming to the lab by content.
+// trainer and the probe engine run as Ray jobs on a local head (CPU, own temp
+// dir, free ports, stopped after): the same run, the trainer's candidates
+// coming to the lab by content, the probe's vLLM server reached through the
+// connector's tunnel and given each candidate by content.
 const withRay = rayEnvironment() !== null;
 
 const SESSIONS = 3;
@@ -35,7 +38,7 @@ if (reasons.length > 0) console.warn(`smollm2Run.integration.test.ts skipped: ${
 
 async function shortRecipe(dir: string, head?: RayHead): Promise<string> {
   const doc = parseDocument(await readFile(recipeFile, 'utf8'));
-  if (head) doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 } } });
+  if (head) doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 }, probe: { num_cpus: 1 } } });
   doc.setIn(['tasks', 'file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'homework.json'));
   doc.setIn(['tasks', 'probe_file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'probe.json'));
   doc.setIn(['tasks', 'sessions'], SESSIONS);
@@ -46,6 +49,16 @@ async function shortRecipe(dir: string, head?: RayHead): Promise<string> {
   doc.setIn(['gate', 'probe', 'problems'], 2);
   doc.setIn(['gate', 'probe', 'sampling', 'max_tokens'], 64);
   doc.setIn(['gate', 'confirm'], 'auto');
+  // This copy's gate cannot fail a round, so that "verified, gated and served" is certain, not
+  // likely: a round fails only if the candidate is below serving by more than a margin (or below
+  // a floor), and no rate in [0, 1] is below serving's minus 1, no 64-token reply holds a million
+  // style markers more than serving's, and no rate is below a floor of 0. The rounds still run in
+  // full on the probe engine (candidate and serving sampled on the same seeds) and are journaled;
+  // what can still reject the candidate is a real failure — verify (a bad blob), a probe that
+  // errs, a promotion whose re-verify fails — which must fail the test. The product recipe's
+  // margins are untouched.
+  doc.setIn(['gate', 'margins'], { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 1_000_000 });
+  doc.setIn(['gate', 'floors'], { gold_rate: 0, answered_rate: 0 });
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;
@@ -55,6 +68,9 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
   let root: string;
   let head: RayHead | undefined;
   const trainerJobs = new Set<string>();
+  const probeJobs = new Set<string>();
+  /** What the probe's vLLM server logged it loaded: adapter name → the path it read. */
+  const probeLoads = new Map<string, string>();
   let runDir: string;
   let events: JournalEvent[];
   let injected: { state: { kind: string } } | undefined;
@@ -68,9 +84,36 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
       for (const w of workerRegistry.list()) {
         const job = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
         if (job && w.role === 'trainer') trainerJobs.add(job);
+        if (job && w.role === 'probe') probeJobs.add(job);
+        // Each log line is its own change: the newest line is the one just added.
+        const loaded = w.role === 'probe' ? /Loaded new LoRA adapter: name '([^']+)', path '([^']+)'/.exec(w.log.at(-1)?.line ?? '') : null;
+        if (loaded) probeLoads.set(loaded[1] as string, loaded[2] as string);
       }
     });
-    const run = await LiveRun.open(runDir);
+    // A session (here the last) served after a promotion: once session 1 is done, the trainer has
+    // stepped (every session judges at least its first reply: the student's reaction is its next
+    // state, and the rule judges score every reaction ±1, so two sessions make a batch of 2), and
+    // the next session waits for that step and its candidate's staging. Wait here until a trainer
+    // candidate is promoted and the gate has told serving (idle), so the last session runs on it.
+    const afterSession = async (session: number, live: LiveRun): Promise<void> => {
+      if (session !== SESSIONS - 2) return;
+      const decided = (e: JournalEvent) => e.type === 'candidate-promoted' || e.type === 'candidate-rejected' || e.type === 'trainer-step-refused';
+      await new Promise<void>((resolve, reject) => {
+        // Only a guard against a hang: it fails the run with what the journal says, it times nothing.
+        const guard = setTimeout(() => reject(new Error(`no candidate decided after session ${session}: ${live.journal.events.map((e) => e.type).join(', ')}`)), 1_200_000);
+        const settle = () => {
+          clearTimeout(guard);
+          stop();
+          resolve();
+        };
+        const stop = live.journal.onEvent((e) => {
+          if (decided(e)) settle();
+        });
+        if (live.journal.events.some(decided)) settle();
+      });
+      await live.gate.idle();
+    };
+    const run = await LiveRun.open(runDir, { afterSession });
     try {
       await run.runSessions();
       await run.gate.idle();
@@ -94,10 +137,38 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
     expect(events.filter((e) => e.type === 'session-completed')).toHaveLength(SESSIONS);
   });
 
-  it('takes at least one trainer candidate through verify and probing', () => {
-    const verified = events.filter((e) => e.type === 'candidate-verified');
-    expect(verified.length).toBeGreaterThan(0);
-    expect(events.some((e) => e.type === 'probe-round')).toBe(true);
+  it('takes a trainer candidate through verify, three probe rounds and confirm, and serves it: a later session names its version', () => {
+    const staged = new Map(events.flatMap((e) => (e.type === 'candidate-staged' && e.source.kind === 'trainer' ? [[e.id, e.version] as const] : [])));
+    const promoted = events.flatMap((e) => (e.type === 'candidate-promoted' && staged.has(e.id) ? [e] : []));
+    expect(promoted.length, events.map((e) => e.type).join(', ')).toBeGreaterThan(0);
+    const first = promoted[0]!;
+    expect(events.some((e) => e.type === 'candidate-verified' && e.id === first.id)).toBe(true);
+    const rounds = events.flatMap((e) => (e.type === 'probe-round' && e.id === first.id ? [e] : []));
+    expect(rounds.map((r) => [r.round, r.passed])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
+    expect(events.some((e) => e.type === 'candidate-confirmed' && e.id === first.id && e.by === 'auto')).toBe(true);
+    // The last session began after that promotion (the hook above): every reply it got names a promoted trainer version.
+    const promotedVersions = new Set(promoted.map((e) => e.pointer.version));
+    const last = events.filter((e) => e.type === 'session-completed').at(-1);
+    expect(last?.type === 'session-completed' && last.session).toBe(SESSIONS - 1);
+    const versions = last?.type === 'session-completed' ? last.versions : [];
+    expect(versions.length).toBeGreaterThan(0);
+    for (const version of versions) expect(promotedVersions).toContain(version);
+  });
+
+  it.skipIf(!withRay)('runs the probe engine as a Ray job whose vLLM server loaded the candidates by content, from its scratch folder', () => {
+    expect(probeJobs.size).toBeGreaterThanOrEqual(1);
+    const probed = new Set(events.flatMap((e) => (e.type === 'probe-round' ? [e.id] : [])));
+    const versionOf = new Map(events.flatMap((e) => (e.type === 'candidate-staged' ? [[e.id, e.version] as const] : [])));
+    expect(probed.size).toBeGreaterThan(0);
+    for (const id of probed) {
+      const version = versionOf.get(id) as string;
+      // Uploaded by the lab (put + sha256) into the connector's scratch folder on the node, not read from the lab's folders.
+      expect(probeLoads.get(version), `probe loads: ${JSON.stringify([...probeLoads])}`).toMatch(/gatelab-scratch-[^/]+\/folders\//);
+    }
   });
 
   it.skipIf(!withRay)("runs the trainer as a Ray job whose candidates reach the lab's store by content", { timeout: 120_000 }, async () => {

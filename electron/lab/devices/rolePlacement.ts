@@ -8,6 +8,7 @@ import type { Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workers/workerRegistry';
 import type { HostGpus } from './hostGpus';
 import type { WorkerLauncher } from '../workers/workerProcess';
+import type { RemoteServerHost } from '../remote/remoteServerHost';
 
 export type RoleName = keyof Recipe['devices'];
 
@@ -26,6 +27,12 @@ export type RolePlacement = {
   launch?: WorkerLauncher;
   /** With `launch` (a Ray job): the GPUs the job reserves on its node, visible there as 0…n−1 (`gpus` is this host's only). */
   remoteGpuCount?: number;
+  /**
+   * With `launch`, for an engine that is an HTTP server (vLLM): where each of
+   * its server processes runs and how the lab reaches it (one host per
+   * engine: call once per engine started).
+   */
+  serverHost?: () => RemoteServerHost;
 };
 
 export function gpusOf(device: WorkerDevice): number[] {

@@ -14,6 +14,7 @@ import type { LaunchOptions, WorkerLauncher, WorkerProcess } from '../workers/wo
 import type { WorkerEntry } from '../workers/workerEntry';
 import { controlHub, type ControlEndpointOptions } from '../remote/controlHub';
 import { RemoteWorkerProcess, type RemoteCallHooks } from '../remote/remoteWorkerProcess';
+import type { LoopbackTunnel } from '../remote/loopbackTunnel';
 import { CONNECTOR_BOOTSTRAP, connectorEnvironment } from '../remote/connectorEnvironment';
 import { isTerminalStatus, RayJobsClient, type RayJobStatus } from './rayJobsClient';
 import { shellCommandLine } from './shellQuote';
@@ -40,48 +41,55 @@ export type RayJobLaunch = {
 };
 
 export function rayJobLauncher(launch: RayJobLaunch): WorkerLauncher {
+  return (entry: WorkerEntry, options: LaunchOptions): WorkerProcess => submitRayJob(launch, entry, options);
+}
+
+/**
+ * Submits one launch of `entry` as a Ray job and follows it. With a
+ * `tunnel`, the entry is a server (the connector's server mode: its argv
+ * names SERVER_PORT_PLACEHOLDER) whose port the tunnel reaches.
+ */
+export function submitRayJob(launch: RayJobLaunch, entry: WorkerEntry, options: LaunchOptions, tunnel?: LoopbackTunnel): RemoteWorkerProcess {
   const client = new RayJobsClient(launch.address);
-  return (entry: WorkerEntry, options: LaunchOptions): WorkerProcess => {
-    const submissionId = `gatelab-${launch.role}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-    let status: RayJobStatus | 'submitting' = 'submitting';
-    let stopRequested = false;
-    const stopJob = () => {
-      if (stopRequested || status === 'submitting') return;
-      stopRequested = true;
-      client.stop(submissionId).catch((error: unknown) => options.onLog?.(`[${options.name}] stopping Ray job ${submissionId}: ${(error as Error).message}`, 'stderr'));
-    };
-    const worker = new RemoteWorkerProcess(options.name, options, launch.hooks?.(), `ray job ${submissionId}`, () => stopJob());
-    // However the worker ended (its exit, a lost connection), its job must not outlive it.
-    worker.onExit(() => stopJob());
-    void (async () => {
-      const hub = controlHub(launch.control);
-      const expected = await hub.expect(`${launch.role}`);
-      worker.onExit(() => expected.cancel('the launch ended'));
-      expected.connected.then(
-        (socket) => worker.attach(socket),
-        () => undefined,
-      );
-      await client.submit({
-        entrypoint: shellCommandLine([launch.python, '-c', CONNECTOR_BOOTSTRAP]),
-        submissionId,
-        runtimeEnv: { env_vars: connectorEnvironment(expected, entry, { ...launch.env, ...(options.env ?? {}) }) },
-        metadata: { gatelab_role: launch.role },
-        numCpus: launch.numCpus,
-        ...(launch.numGpus !== undefined ? { numGpus: launch.numGpus } : {}),
-        ...(launch.memory !== undefined ? { memory: launch.memory } : {}),
-        ...(launch.node !== undefined ? { resources: { [`node:${launch.node}`]: 0.001 } } : {}),
-      });
-      status = 'PENDING';
-      options.onLog?.(`[${options.name}] submitted Ray job ${submissionId} to ${client.address}`, 'stderr');
-      if (worker.exited) stopJob(); // killed while submitting
-      await followJob(client, submissionId, worker, options, launch.pollMs ?? 1000, (s) => {
-        status = s;
-      });
-    })().catch((error: unknown) => {
-      worker.fire({ code: null, signal: null, error: `Ray job ${submissionId}: ${(error as Error).message}` });
-    });
-    return worker;
+  const submissionId = `gatelab-${launch.role}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  let status: RayJobStatus | 'submitting' = 'submitting';
+  let stopRequested = false;
+  const stopJob = () => {
+    if (stopRequested || status === 'submitting') return;
+    stopRequested = true;
+    client.stop(submissionId).catch((error: unknown) => options.onLog?.(`[${options.name}] stopping Ray job ${submissionId}: ${(error as Error).message}`, 'stderr'));
   };
+  const worker = new RemoteWorkerProcess(options.name, options, launch.hooks?.(), `ray job ${submissionId}`, () => stopJob(), tunnel);
+  // However the worker ended (its exit, a lost connection), its job must not outlive it.
+  worker.onExit(() => stopJob());
+  void (async () => {
+    const hub = controlHub(launch.control);
+    const expected = await hub.expect(`${launch.role}`);
+    worker.onExit(() => expected.cancel('the launch ended'));
+    expected.connected.then(
+      (socket) => worker.attach(socket),
+      () => undefined,
+    );
+    await client.submit({
+      entrypoint: shellCommandLine([launch.python, '-c', CONNECTOR_BOOTSTRAP]),
+      submissionId,
+      runtimeEnv: { env_vars: connectorEnvironment(expected, entry, { ...launch.env, ...(options.env ?? {}) }, tunnel ? 'server' : 'jsonl') },
+      metadata: { gatelab_role: launch.role },
+      numCpus: launch.numCpus,
+      ...(launch.numGpus !== undefined ? { numGpus: launch.numGpus } : {}),
+      ...(launch.memory !== undefined ? { memory: launch.memory } : {}),
+      ...(launch.node !== undefined ? { resources: { [`node:${launch.node}`]: 0.001 } } : {}),
+    });
+    status = 'PENDING';
+    options.onLog?.(`[${options.name}] submitted Ray job ${submissionId} to ${client.address}`, 'stderr');
+    if (worker.exited) stopJob(); // killed while submitting
+    await followJob(client, submissionId, worker, options, launch.pollMs ?? 1000, (s) => {
+      status = s;
+    });
+  })().catch((error: unknown) => {
+    worker.fire({ code: null, signal: null, error: `Ray job ${submissionId}: ${(error as Error).message}` });
+  });
+  return worker;
 }
 
 /** Polls status and log until the job is terminal; a terminal job is the worker's exit. */

@@ -9,7 +9,8 @@ import type { RayRunner, Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import { gpusOf, niceOf, threadsEnvOf, type RoleName, type RolePlacement } from '../devices/rolePlacement';
 import { trainerWeightSync } from '../remote/trainerWeightSync';
 import { engineAdapterSync } from '../remote/engineAdapterSync';
-import { rayJobLauncher } from './rayJobWorker';
+import { remoteServerHost } from '../remote/remoteServerHost';
+import { rayJobLauncher, submitRayJob, type RayJobLaunch } from './rayJobWorker';
 
 /** The roles that can run as Ray jobs, and which of them this build can move weights for. */
 export type RayRoleName = keyof RayRunner['roles'];
@@ -23,10 +24,10 @@ export function rayRoleOf(recipe: Recipe, role: RoleName): RayRunner['roles'][Ra
 export function rayRunnerProblems(recipe: Recipe): string[] {
   if (recipe.runner === 'local') return [];
   const problems: string[] = [];
-  // An engine behind its own HTTP server (vLLM, SGLang) is not a worker process the connector can bridge.
+  // The embedded engine is a JSON-lines worker; a vLLM server is tunnelled (remoteServerHost.ts). SGLang is not wired to a launcher yet.
   for (const role of ['serving', 'probe'] as const) {
-    if (recipe.runner.roles[role] && recipe.policy.kind !== 'embedded') {
-      problems.push(`runner.roles.${role}: a ${recipe.policy.kind} engine as a Ray job is not built yet; run ${role} on this host`);
+    if (recipe.runner.roles[role] && recipe.policy.kind === 'sglang') {
+      problems.push(`runner.roles.${role}: an sglang engine as a Ray job is not built yet; run ${role} on this host`);
     }
   }
   return problems;
@@ -37,6 +38,22 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
   if (!settings) throw new Error(`role ${role} is not a Ray role`);
   const gpus = gpusOf(device);
   const numGpus = settings.num_gpus ?? gpus.length;
+  const jobLaunch: RayJobLaunch = {
+    address: runner.address,
+    python: runner.python,
+    control: {
+      bind: runner.control.bind,
+      port: runner.control.port,
+      ...(runner.control.advertise !== undefined ? { advertise: runner.control.advertise } : {}),
+    },
+    role,
+    numCpus: settings.num_cpus,
+    ...(numGpus > 0 ? { numGpus } : {}),
+    ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
+    ...(settings.node !== undefined ? { node: settings.node } : {}),
+    env: runner.env,
+    hooks: role === 'trainer' ? trainerWeightSync : engineAdapterSync,
+  };
   return {
     // Ray sets CUDA_VISIBLE_DEVICES for a job that reserves GPUs; one that reserves none sees none.
     env: {
@@ -49,21 +66,9 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
     nice: 0,
     gpus: [],
     remoteGpuCount: numGpus,
-    launch: rayJobLauncher({
-      address: runner.address,
-      python: runner.python,
-      control: {
-        bind: runner.control.bind,
-        port: runner.control.port,
-        ...(runner.control.advertise !== undefined ? { advertise: runner.control.advertise } : {}),
-      },
-      role,
-      numCpus: settings.num_cpus,
-      ...(numGpus > 0 ? { numGpus } : {}),
-      ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
-      ...(settings.node !== undefined ? { node: settings.node } : {}),
-      env: runner.env,
-      hooks: role === 'trainer' ? trainerWeightSync : engineAdapterSync,
-    }),
+    launch: rayJobLauncher(jobLaunch),
+    // An engine that is an HTTP server (vLLM): the connector runs it in server mode and tunnels its port here.
+    ...(role === 'trainer' ? {} : { serverHost: () => remoteServerHost((entry, options, tunnel) => submitRayJob(jobLaunch, entry, options, tunnel)) }),
   };
 }
+

@@ -83,14 +83,21 @@ describe('runner in the recipe', () => {
     expect(fromMap.env.CUDA_VISIBLE_DEVICES).toBeUndefined();
   });
 
-  it('the Ray variant of Reef places the trainer on the cluster, and refuses a vLLM engine as a Ray role, naming the role', async () => {
+  it('the Ray variant of Reef places the trainer on the cluster; a vLLM engine may be a Ray role, an SGLang one is refused, naming the role', async () => {
     const { recipe } = await loadRecipe(path.join(recipesDir, 'reef-openclawrl-ray.yaml'));
     const eightGpus = { gpus: Array.from({ length: 8 }, (_, index) => ({ index, name: 'GPU', memoryTotalMiB: 80_000, memoryUsedMiB: 0 })), problem: null };
     // The trainer asks for 4 GPUs on its node; this host is only checked for serving (0) and probe (1).
     const onTwo = reasonsNotRunnable(recipe, { gpus: eightGpus.gpus.slice(0, 2), problem: null });
     expect(onTwo.some((r) => /role (trainer|serving|probe) asks/.test(r))).toBe(false);
     const engines = { ...recipe, runner: recipe.runner === 'local' ? recipe.runner : { ...recipe.runner, roles: { ...recipe.runner.roles, serving: { num_cpus: 1 } } } };
-    expect(reasonsNotRunnable(engines, eightGpus)).toContain('runner.roles.serving: a vllm engine as a Ray job is not built yet; run serving on this host');
+    expect(reasonsNotRunnable(engines, eightGpus).filter((r) => /runner\.roles/.test(r))).toEqual([]);
+    if (engines.policy.kind !== 'vllm') throw new Error('the Ray variant of Reef serves with vLLM');
+    const sglang = { ...engines, policy: { ...engines.policy, kind: 'sglang' as const } };
+    expect(reasonsNotRunnable(sglang, eightGpus)).toContain('runner.roles.serving: an sglang engine as a Ray job is not built yet; run serving on this host');
+    // An engine role's placement carries a server host (the tunnel to its node); the trainer's does not.
+    if (engines.runner === 'local') throw new Error('a Ray recipe');
+    expect(rayPlacement(engines.runner, 'serving', 'cpu').serverHost).toBeTypeOf('function');
+    expect(rayPlacement(engines.runner, 'trainer', 'cpu').serverHost).toBeUndefined();
   });
 });
 

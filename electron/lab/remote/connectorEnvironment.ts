@@ -46,10 +46,26 @@ export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record
 // Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
 export const CONNECTOR_BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
 
-/** The connector's environment for one launch of `entry`; `env` is added to the worker's. */
-export function connectorEnvironment(expected: Pick<ExpectedWorker, 'url' | 'token'>, entry: WorkerEntry, env: Readonly<Record<string, string>>): Record<string, string> {
+/** Where a server worker's command names the port the connector picks on its node (gatelab_connector.py). */
+export const SERVER_PORT_PLACEHOLDER = '{{GATELAB_SERVER_PORT}}';
+
+/**
+ * The connector's environment for one launch of `entry`; `env` is added to
+ * the worker's. `server`: the worker is a TCP server whose argv names its
+ * port as SERVER_PORT_PLACEHOLDER (bridgeMessages.ts, server mode).
+ */
+export function connectorEnvironment(
+  expected: Pick<ExpectedWorker, 'url' | 'token'>,
+  entry: WorkerEntry,
+  env: Readonly<Record<string, string>>,
+  mode: 'jsonl' | 'server' = 'jsonl',
+): Record<string, string> {
   const command = remoteCommand(entry);
+  if (mode === 'server' && !command.argv.some((a) => a.includes(SERVER_PORT_PLACEHOLDER))) {
+    throw new Error(`a server worker's command must name its port as ${SERVER_PORT_PLACEHOLDER}`);
+  }
   return {
+    ...(mode === 'server' ? { GATELAB_WORKER_MODE: 'server' } : {}),
     GATELAB_CONNECTOR_SOURCE: connectorSource(),
     GATELAB_CONTROL_URL: expected.url,
     GATELAB_CONTROL_TOKEN: expected.token,

@@ -10,12 +10,18 @@
  * checkpoints) pass through `RemoteCallHooks`, which move the files by
  * content before the call goes out or its answer is delivered
  * (trainerWeightSync.ts): nothing relies on a shared filesystem.
+ *
+ * A server worker (an HTTP engine, the connector's `server` mode) answers no
+ * RPC: with a `tunnel`, its connection carries the TCP streams that the
+ * tunnel's loopback port accepts (loopbackTunnel.ts) to the server's port on
+ * its node.
  */
 import { createHash } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { ExitSignal, type LaunchOptions, type WorkerExit, type WorkerProcess } from '../workers/workerProcess';
 import { WorkerMessageSchema, type RequestMessage } from '../workers/workerMessages';
 import { CHUNK_BYTES, connectorMessageSchema, type LabMessage } from './bridgeMessages';
+import type { LoopbackTunnel, StreamCarrier } from './loopbackTunnel';
 
 /** The remote side's scratch folder, by content. */
 export interface RemoteFiles {
@@ -40,7 +46,7 @@ type Transfer = {
   readonly chunks: Buffer[];
 };
 
-export class RemoteWorkerProcess implements WorkerProcess {
+export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
   readonly pid = undefined;
   private readonly exitSignal = new ExitSignal();
   private readonly listeners: Array<(message: unknown) => void> = [];
@@ -63,6 +69,8 @@ export class RemoteWorkerProcess implements WorkerProcess {
     readonly label: string,
     /** Asked to end the remote side (stop its job); the exit follows from the socket or the job's status. */
     private readonly terminate: (signal: 'SIGTERM' | 'SIGKILL') => void,
+    /** A server worker: the tunnel its streams belong to (attached once the connector reports the server's port). */
+    private readonly tunnel?: LoopbackTunnel,
   ) {
     this.hello = new Promise<void>((resolve) => {
       this.helloReceived = resolve;
@@ -97,6 +105,7 @@ export class RemoteWorkerProcess implements WorkerProcess {
   fire(exit: WorkerExit): void {
     if (this.exitSignal.fired) return;
     this.failTransfers(exit.error ?? 'the worker exited');
+    this.tunnel?.detach(this);
     this.exitSignal.fire(exit);
     if (this.socket && this.socket.readyState === this.socket.OPEN) this.socket.close(1000, 'the worker is gone');
   }
@@ -144,6 +153,27 @@ export class RemoteWorkerProcess implements WorkerProcess {
     if (signal === 'SIGKILL') this.socket?.terminate();
   }
 
+  /** The remote scratch folder once the connector has said hello (rejects if the worker ends first). */
+  async remoteFiles(): Promise<RemoteFiles> {
+    const ended = new Promise<never>((_resolve, reject) => this.onExit((exit) => reject(new Error(exit.error ?? `worker ${this.name} exited`))));
+    ended.catch(() => undefined);
+    await Promise.race([this.hello, ended]);
+    return this.files();
+  }
+
+  /** StreamCarrier: a connection the tunnel accepted. */
+  openStream(stream: number): void {
+    this.write({ type: 'open', stream });
+  }
+
+  streamData(stream: number, bytes: Buffer): void {
+    this.write({ type: 'data', stream, data: bytes.toString('base64') });
+  }
+
+  closeStream(stream: number): void {
+    this.write({ type: 'close', stream });
+  }
+
   private files(): RemoteFiles {
     const scratch = this.scratchDir;
     if (scratch === undefined) throw new Error('the connector has not said hello');
@@ -178,9 +208,18 @@ export class RemoteWorkerProcess implements WorkerProcess {
     switch (message.type) {
       case 'hello':
         this.scratchDir = message.scratch;
-        this.log(`[${this.name}] connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}`);
+        this.log(`[${this.name}] connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}${message.port !== undefined ? `, server port ${message.port} there` : ''}`);
+        if (this.tunnel) {
+          // Fail closed: a server launch whose connector names no server port has nothing to carry.
+          if (message.port === undefined) return this.fire({ code: null, signal: null, error: `${this.label}: the connector reported no server port` });
+          this.tunnel.attach(this);
+        }
         this.helloReceived();
         return;
+      case 'data':
+        return this.tunnel?.received(this, message.stream, Buffer.from(message.data, 'base64'));
+      case 'close':
+        return this.tunnel?.ended(this, message.stream, message.error);
       case 'worker':
         return this.fromWorker(message.message);
       case 'log':

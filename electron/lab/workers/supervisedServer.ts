@@ -12,12 +12,13 @@
  * Fail closed: requests in flight when the server dies fail (the client turns
  * the broken connection into an EngineError); requests made while it
  * restarts wait for `ready()`.
+ *
+ * Where the process runs is the launcher's business (serverProcess.ts): this
+ * host by default, a Ray job under `runner: ray`; a lost connection to a
+ * remote one is an exit like any other.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { setPriority } from 'node:os';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { launchLocalServer, type ServerLauncher, type ServerProcess } from './serverProcess';
 import type { WorkerState } from './supervisedWorker';
 import { workerRegistry, type WorkerDescriptor, type WorkerRegistry, type WorkerReporter } from './workerRegistry';
 import { WorkerCallError } from './workerMessages';
@@ -34,6 +35,8 @@ export interface ServerProcessOptions {
   readonly cwd?: string;
   /** POSIX nice value of the process (0 = normal). */
   readonly nice?: number;
+  /** How each process starts (default: a child of this host, launchLocalServer). */
+  readonly launch?: ServerLauncher;
   /** GET this until it answers 200: the server is up. */
   readonly healthUrl: string;
   /** How long one start (process, model load, health, setup) may take. */
@@ -68,7 +71,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class SupervisedServer {
   #state: WorkerState = 'idle';
-  #child: ChildProcess | undefined;
+  #child: ServerProcess | undefined;
   #ready: Promise<void> | undefined;
   #failure: string | undefined;
   readonly #restartTimes: number[] = [];
@@ -76,24 +79,8 @@ export class SupervisedServer {
   /** Set while a start is under way: why the process ended, if it did. */
   #exitedEarly: string | undefined;
 
-  /**
-   * The server runs in its own process group (so stopping it stops its
-   * helpers), which also means it would outlive the lab: when the lab process
-   * exits without shutting it down (process.exit, an uncaught error), kill it.
-   */
-  readonly #killOnExit = (): void => {
-    const pid = this.#child?.pid;
-    if (pid === undefined || this.#child?.exitCode !== null || this.#child?.signalCode !== null) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-
   constructor(private readonly options: ServerProcessOptions) {
     this.#reporter = (options.registry ?? workerRegistry).register(options.name, options.describe);
-    process.on('exit', this.#killOnExit);
   }
 
   get state(): WorkerState {
@@ -139,7 +126,6 @@ export class SupervisedServer {
     try {
       await this.#stopChild(graceMs);
     } finally {
-      process.off('exit', this.#killOnExit);
       this.#reporter.remove();
     }
   }
@@ -153,32 +139,14 @@ export class SupervisedServer {
     this.options.onStateChange?.(state, detail);
   }
 
-  #signal(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): void {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    try {
-      // Its own process group (detached): the engine's helper processes are signalled too.
-      process.kill(-child.pid, signal);
-    } catch {
-      child.kill(signal);
-    }
-  }
-
   async #stopChild(graceMs: number): Promise<void> {
     const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    this.#signal(child, 'SIGTERM');
+    if (!child || !child.running) return;
+    const gone = child.exited.then(() => undefined);
+    child.signal('SIGTERM');
     if ((await Promise.race([gone.then(() => 'gone' as const), sleep(graceMs).then(() => 'timeout' as const)])) === 'gone') return;
-    this.#signal(child, 'SIGKILL');
+    child.signal('SIGKILL');
     await gone;
-  }
-
-  #forward(stream: Readable | null, kind: 'stdout' | 'stderr'): void {
-    if (!stream) return;
-    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
-      this.#reporter.log(line, kind);
-      this.options.onLog?.(line, kind);
-    });
   }
 
   async #launch(state: 'starting' | 'restarting'): Promise<void> {
@@ -186,29 +154,26 @@ export class SupervisedServer {
     const { command, env, cwd, nice, startTimeoutMs = 600_000 } = this.options;
     const args = [...this.options.args()];
     this.#exitedEarly = undefined;
-    let child: ChildProcess;
+    let child: ServerProcess;
     try {
-      child = spawn(command, args, {
-        cwd,
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        shell: false,
-        detached: true,
-        windowsHide: true,
+      child = (this.options.launch ?? launchLocalServer)({
+        name: this.options.name,
+        command,
+        args,
+        env: env ?? {},
+        ...(cwd !== undefined ? { cwd } : {}),
+        nice: nice ?? 0,
+        onLine: (line, kind) => {
+          this.#reporter.log(line, kind);
+          this.options.onLog?.(line, kind);
+        },
       });
     } catch (error) {
       return this.#fail(`cannot start ${command}: ${(error as Error).message}`);
     }
     this.#child = child;
-    this.#reporter.launched({ kind: 'process', command, args, env: env ?? {} }, child.pid);
-    if (child.pid !== undefined && nice) setPriority(child.pid, nice);
-    this.#forward(child.stdout, 'stdout');
-    this.#forward(child.stderr, 'stderr');
-    const exited = new Promise<string>((resolve) => {
-      child.once('error', (error) => resolve(`cannot start ${command}: ${error.message}`));
-      child.once('exit', (code, signal) => resolve(`${this.options.name} exited (${signal ?? `code ${code}`})`));
-    });
-    void exited.then((reason) => {
+    this.#reporter.launched({ kind: 'process', command, args, env: env ?? {} }, child.pid, child.label);
+    void child.exited.then((reason) => {
       this.#exitedEarly = reason;
       this.#onExit(child, reason);
     });
@@ -226,7 +191,7 @@ export class SupervisedServer {
       // A start that fails on a live process leaves it useless: stop it; the exit decides whether to retry.
       if (!this.#exitedEarly) {
         this.#failure = (error as Error).message;
-        this.#signal(child, 'SIGKILL');
+        child.signal('SIGKILL');
       }
       throw error instanceof WorkerCallError ? error : new WorkerCallError('start_failed', (error as Error).message);
     }
@@ -249,7 +214,7 @@ export class SupervisedServer {
     return Promise.reject(new WorkerCallError('start_failed', reason));
   }
 
-  #onExit(child: ChildProcess, reason: string): void {
+  #onExit(child: ServerProcess, reason: string): void {
     if (child !== this.#child || this.#state === 'stopped' || this.#state === 'failed') return;
     const { maxRestarts = 3, restartWindowMs = 600_000, restartDelayMs = 1_000 } = this.options;
     const now = Date.now();

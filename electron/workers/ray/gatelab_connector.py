@@ -11,6 +11,11 @@ Environment (set by the lab through the job's runtime_env):
   GATELAB_WORKER_ARGV    the worker's command, a JSON list (run without a shell)
   GATELAB_WORKER_ENV     extra environment for the worker, a JSON object
   GATELAB_SCRATCH        optional: the scratch folder (default: a new temp folder)
+  GATELAB_WORKER_MODE    `jsonl` (default): the worker speaks JSON lines on stdin/stdout;
+                         `server`: the worker is a TCP server (an HTTP engine such as vLLM). The
+                         connector picks a free port on 127.0.0.1 here, puts it in place of
+                         {{GATELAB_SERVER_PORT}} in the command, reports it in `hello`, and
+                         carries the lab's TCP streams to that port, and to nothing else.
 The worker's environment may carry GATELAB_WORKER_NICE (0-19): its nice value.
 
 The WebSocket client is written here (RFC 6455, client side, text frames)
@@ -18,6 +23,7 @@ because the standard library has none and a node may have nothing else.
 """
 
 import base64
+import ctypes
 import hashlib
 import json
 import os
@@ -33,6 +39,8 @@ from urllib.parse import urlsplit
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CHUNK_BYTES = 4 * 1024 * 1024
+PORT_PLACEHOLDER = "{{GATELAB_SERVER_PORT}}"
+STREAM_READ_BYTES = 256 * 1024
 
 
 class WebSocketClient:
@@ -156,19 +164,48 @@ def inside(scratch, relative):
     return full
 
 
+def free_loopback_port():
+    """A free TCP port on 127.0.0.1 of this node (the server binds it a moment later)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+    finally:
+        probe.close()
+
+
+def child_setup(nice):
+    """Runs in the worker's process before it starts (the connector has no other thread yet)."""
+    def setup():
+        # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
+        if 0 < nice <= 19:
+            os.nice(nice)
+        # Linux: the worker gets SIGTERM when the connector dies, however it dies, so that a
+        # killed connector never leaves a server (and its port, its memory) behind on the node.
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    return setup
+
+
 class Bridge:
-    def __init__(self, ws, scratch, argv, env):
+    def __init__(self, ws, scratch, argv, env, server_port=None):
         self.ws = ws
         self.scratch = scratch
         self.stdin_lock = threading.Lock()
         self.puts = {}
+        # Server mode: the server's port on this node, the only place a stream may go.
+        self.server_port = server_port
+        self.streams = {}
+        self.streams_lock = threading.Lock()
         # Set once the lab asks the worker to finish (`__shutdown`): its exit is then an end, not a crash.
         self.shutdown_requested = False
         nice = int(env.get("GATELAB_WORKER_NICE", "0") or 0)
         self.worker = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
-            # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
-            preexec_fn=(lambda: os.nice(nice)) if 0 < nice <= 19 else None,
+            argv, stdin=subprocess.PIPE if server_port is None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
+            preexec_fn=child_setup(nice),
         )
 
     def send(self, obj):
@@ -181,6 +218,10 @@ class Bridge:
         for raw in self.worker.stdout:
             line = raw.decode("utf-8", "replace").strip()
             if not line:
+                continue
+            if self.server_port is not None:
+                # A server's output is its log, never RPC.
+                self.send({"type": "log", "stream": "stdout", "line": line})
                 continue
             try:
                 self.send({"type": "worker", "message": json.loads(line)})
@@ -238,6 +279,70 @@ class Bridge:
             self.puts.pop(ref, None)
             self.send({"type": "failed", "ref": ref, "message": "put %s: %s" % (message.get("path"), error)})
 
+    def open_stream(self, stream):
+        """A connection the lab accepted: connect it to the server's port, and only to it."""
+        if self.server_port is None:
+            self.send({"type": "close", "stream": stream, "error": "this worker is not a server: no streams"})
+            return
+        with self.streams_lock:
+            if stream in self.streams:
+                self.send({"type": "close", "stream": stream, "error": "stream %s is already open" % stream})
+                return
+        try:
+            conn = socket.create_connection(("127.0.0.1", self.server_port), timeout=10)
+            conn.settimeout(None)
+        except OSError as error:
+            self.send({"type": "close", "stream": stream, "error": "cannot reach the server on 127.0.0.1:%d: %s" % (self.server_port, error)})
+            return
+        with self.streams_lock:
+            self.streams[stream] = conn
+        threading.Thread(target=self.pump_stream, args=(stream, conn), daemon=True).start()
+
+    def pump_stream(self, stream, conn):
+        """The server's bytes on one stream, to the lab; its close, too."""
+        error = None
+        while True:
+            try:
+                data = conn.recv(STREAM_READ_BYTES)
+            except OSError as e:
+                data, error = b"", str(e)
+            if not data:
+                break
+            self.send({"type": "data", "stream": stream, "data": base64.b64encode(data).decode()})
+        with self.streams_lock:
+            ours = self.streams.get(stream) is conn
+            if ours:
+                del self.streams[stream]
+        # A stream the lab closed was removed by `close`: nothing to say.
+        if ours:
+            message = {"type": "close", "stream": stream}
+            if error is not None:
+                message["error"] = error
+            self.send(message)
+            conn.close()
+
+    def stream_data(self, stream, data):
+        with self.streams_lock:
+            conn = self.streams.get(stream)
+        if conn is None:
+            return
+        try:
+            conn.sendall(base64.b64decode(data))
+        except (OSError, ValueError) as error:
+            self.close_stream(stream)
+            self.send({"type": "close", "stream": stream, "error": "write to the server: %s" % error})
+
+    def close_stream(self, stream):
+        with self.streams_lock:
+            conn = self.streams.pop(stream, None)
+        if conn is None:
+            return
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        conn.close()
+
     def pump_lab(self):
         while True:
             text = self.ws.receive()
@@ -265,19 +370,31 @@ class Bridge:
                 threading.Thread(target=self.read_file, args=(message["ref"], message["path"]), daemon=True).start()
             elif kind == "put":
                 self.put_file(message)
+            elif kind == "open" and isinstance(message.get("stream"), int):
+                self.open_stream(message["stream"])
+            elif kind == "data" and isinstance(message.get("stream"), int) and isinstance(message.get("data"), str):
+                self.stream_data(message["stream"], message["data"])
+            elif kind == "close" and isinstance(message.get("stream"), int):
+                self.close_stream(message["stream"])
         # The lab is gone: so is the worker (a lost connection is a crash; the lab starts another).
-        stop(self.worker)
+        with self.streams_lock:
+            streams = list(self.streams)
+        for stream in streams:
+            self.close_stream(stream)
+        stop(self.worker, server=self.server_port is not None)
 
 
-def stop(worker):
+def stop(worker, server=False):
     if worker.poll() is not None:
         return
+    # A JSON-lines worker ends when its stdin does; a server is asked with SIGTERM at once.
+    if not server:
+        try:
+            worker.stdin.close()
+        except OSError:
+            pass
     try:
-        worker.stdin.close()
-    except OSError:
-        pass
-    try:
-        worker.wait(timeout=5)
+        worker.wait(timeout=0 if server else 5)
     except subprocess.TimeoutExpired:
         worker.terminate()
         try:
@@ -293,20 +410,40 @@ def main():
     extra = json.loads(os.environ.get("GATELAB_WORKER_ENV", "{}"))
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
         raise SystemExit("GATELAB_WORKER_ARGV must be a non-empty JSON list of strings")
+    mode = os.environ.get("GATELAB_WORKER_MODE", "jsonl")
+    if mode not in ("jsonl", "server"):
+        raise SystemExit("GATELAB_WORKER_MODE must be jsonl or server, not %r" % mode)
+    server_port = None
+    if mode == "server":
+        if not any(PORT_PLACEHOLDER in a for a in argv):
+            raise SystemExit("a server worker's command must name its port as %s" % PORT_PLACEHOLDER)
+        server_port = free_loopback_port()
+        argv = [a.replace(PORT_PLACEHOLDER, str(server_port)) for a in argv]
     own_scratch = not os.environ.get("GATELAB_SCRATCH")
     scratch = os.environ.get("GATELAB_SCRATCH") or tempfile.mkdtemp(prefix="gatelab-scratch-")
     os.makedirs(scratch, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATELAB_CONTROL_") and k not in ("GATELAB_CONNECTOR_SOURCE", "GATELAB_WORKER_ARGV", "GATELAB_WORKER_ENV")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATELAB_CONTROL_") and k not in ("GATELAB_CONNECTOR_SOURCE", "GATELAB_WORKER_ARGV", "GATELAB_WORKER_ENV", "GATELAB_WORKER_MODE")}
     env.update({str(k): str(v) for k, v in extra.items()})
-    env["GATELAB_WORKER_CHANNEL"] = "jsonl"
+    if server_port is None:
+        env["GATELAB_WORKER_CHANNEL"] = "jsonl"
     env["GATELAB_SCRATCH_DIR"] = scratch
 
     ws = WebSocketClient(url, token)
     print("gatelab connector: connected to %s" % url.rsplit("/", 1)[0], file=sys.stderr, flush=True)
-    ws.send_json({"type": "hello", "pid": os.getpid(), "host": socket.gethostname(), "scratch": scratch})
-    bridge = Bridge(ws, scratch, argv, env)
-    # Ray stops a job with SIGTERM: pass it on, then report the exit.
-    signal.signal(signal.SIGTERM, lambda *_: bridge.worker.terminate())
+    hello = {"type": "hello", "pid": os.getpid(), "host": socket.gethostname(), "scratch": scratch}
+    if server_port is not None:
+        hello["port"] = server_port
+    ws.send_json(hello)
+    bridge = Bridge(ws, scratch, argv, env, server_port)
+    # Ray stops a job with SIGTERM: pass it on, then report the exit. Ray sends SIGKILL a few
+    # seconds later (RAY_JOB_STOP_WAIT_TIME_S), often before a server has shut down, so the
+    # scratch folder goes now: nothing of the job is wanted once it is stopped, and files the
+    # worker still has open stay readable to it.
+    def on_sigterm(*_):
+        bridge.worker.terminate()
+        if own_scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    signal.signal(signal.SIGTERM, on_sigterm)
     readers = [threading.Thread(target=bridge.pump_stdout, daemon=True), threading.Thread(target=bridge.pump_stderr, daemon=True)]
     for t in readers:
         t.start()

@@ -8,6 +8,10 @@
  *
  * Refused before anything starts, with every reason: no Python environment
  * with vLLM, or no model folder.
+ *
+ * A role placed on a Ray cluster (`placement.serverHost`) runs its server as
+ * a Ray job on a node with the model folder at the same path
+ * (startHttpEngine.ts); the client is the same either way.
  */
 import { cpus } from 'node:os';
 import type { EngineRole } from '../../protocols/engineProtocol';
@@ -53,16 +57,19 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
   const { modelDir } = model;
 
   return httpEngineBackend(modelDir, (start) => {
-    const cpu = start.placement.gpus.length === 0;
+    // On a Ray node, the GPUs are those its job reserves there.
+    const { placement } = start;
+    const cpu = (placement.serverHost ? (placement.remoteGpuCount ?? 0) : placement.gpus.length) === 0;
     return {
       engineName: 'vLLM',
       python,
       maxModelLen: (shape) => Math.min(shape.maxPositions, policy.max_model_len ?? (cpu ? CPU_MAX_MODEL_LEN : shape.maxPositions)),
-      command: ({ port, apiKey, servedModelDir, maxModelLen }) => {
+      command: ({ port, apiKey, servedModelDir, maxModelLen, dropQuantizationNote }) => {
         const settings = {
           python,
           modelDir: servedModelDir,
           port,
+          ...(dropQuantizationNote ? { dropQuantizationNote } : {}),
           apiKey,
           servedModelName: 'gatelab-base',
           maxModelLen,

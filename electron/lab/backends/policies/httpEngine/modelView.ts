@@ -11,10 +11,27 @@
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+async function readConfig(modelDir: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(path.join(modelDir, 'config.json'), 'utf8')) as Record<string, unknown>;
+}
+
+function hasGgufNote(config: Record<string, unknown>): boolean {
+  return (config.quantization_config as { quant_method?: unknown } | undefined)?.quant_method === 'gguf';
+}
+
+/**
+ * Whether the folder's config carries that GGUF note. A server on another
+ * machine cannot be given a view made here (no shared filesystem): it reads
+ * the model folder at the same path on its node and is told to drop the note
+ * (vllmServerArgs' `dropQuantizationNote`, vLLM's --hf-overrides; SGLang engines are not Ray roles).
+ */
+export async function hasGgufQuantizationNote(modelDir: string): Promise<boolean> {
+  return hasGgufNote(await readConfig(modelDir));
+}
+
 export async function servedModelView(modelDir: string, workDir: string): Promise<string> {
-  const config = JSON.parse(await readFile(path.join(modelDir, 'config.json'), 'utf8')) as Record<string, unknown>;
-  const quantization = config.quantization_config as { quant_method?: unknown } | undefined;
-  if (quantization?.quant_method !== 'gguf') return modelDir;
+  const config = await readConfig(modelDir);
+  if (!hasGgufNote(config)) return modelDir;
   const view = path.join(workDir, 'model');
   await mkdir(view, { recursive: true });
   for (const name of await readdir(modelDir)) {

@@ -50,6 +50,14 @@ export type RuntimeLoraEngineOptions = {
   zeroAdapterDir: string;
   /** Per request (generation on a loaded CPU is slow). */
   requestTimeoutMs?: number;
+  /**
+   * Where the server reads a folder staged in `workDir`: itself for a server
+   * on this host; for one on another node, the folder uploaded there by
+   * content (remoteServerHost.ts), its path on that node.
+   */
+  serverPath?: (localDir: string) => Promise<string>;
+  /** After the server stopped: release what reaches it (a remote server's tunnel). */
+  afterClose?: () => Promise<void>;
 };
 
 /** `setup`: the server's own setup is asking (it is not `ready` until that finishes); `traffic`: anything else. */
@@ -174,7 +182,13 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
   /** Loads the PEFT folder `dir` under `name`. */
   async #loadAdapter(name: string, dir: string, during: RequestPhase): Promise<void> {
     const { loadRoute, alreadyLoaded } = this.routes;
-    const response = await this.post(loadRoute, { lora_name: name, lora_path: dir }, 120_000, during);
+    let serverDir: string;
+    try {
+      serverDir = this.options.serverPath ? await this.options.serverPath(dir) : dir;
+    } catch (error) {
+      throw new EngineError('engine_error', `adapter ${name}: cannot give it to the ${this.engineName} server: ${(error as Error).message}`);
+    }
+    const response = await this.post(loadRoute, { lora_name: name, lora_path: serverDir }, 120_000, during);
     if (response.ok) {
       await response.body?.cancel();
       return;
@@ -258,7 +272,11 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
 
   /** Stops the server, then removes the engine's private folder (staged adapters, the zero adapter, the model view). */
   async close(): Promise<void> {
-    await this.options.server.shutdown();
+    try {
+      await this.options.server.shutdown();
+    } finally {
+      await this.options.afterClose?.();
+    }
     await rm(this.options.workDir, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,10 @@
  * view), a free loopback port and a per-launch token, one SupervisedServer
  * (argument array, the role's placement and nice value, `/health`, the
  * workers panel's log, restart with backoff, the adapters reloaded after
- * every restart) and the engine's client on top. The engine says only its
+ * every restart) and the engine's client on top — on this host, or on a Ray
+ * node when the placement names a server host (remoteServerHost.ts: the
+ * connector launches the server there, a tunnel reaches it, adapter folders
+ * are uploaded by content). The engine says only its
  * command line and its client (HttpEngineSpec).
  */
 import { randomBytes } from 'node:crypto';
@@ -22,12 +25,14 @@ import { EngineTokenizer } from '../../../serving/engineTokenizer';
 import type { EngineStart, PolicyBackend } from '../../policyBackend';
 import { hfVocabulary } from '../hfVocabulary';
 import { writeZeroAdapter } from './loraFolders';
-import { servedModelView } from './modelView';
+import { hasGgufQuantizationNote, servedModelView } from './modelView';
+import { SERVER_PORT_PLACEHOLDER } from '../../../remote/connectorEnvironment';
 import type { RuntimeLoraEngineClient, RuntimeLoraEngineOptions } from './runtimeLoraEngineClient';
 
 /** What the engine's command line is made of (one launch: the port and token are fixed for the engine's life). */
 export type HttpEngineLaunch = {
-  port: number;
+  /** A number on this host; for a server on another node, the placeholder its connector replaces (SERVER_PORT_PLACEHOLDER). */
+  port: number | string;
   apiKey: string;
   /** The engine's private folder (removed when the client closes). */
   workDir: string;
@@ -35,6 +40,8 @@ export type HttpEngineLaunch = {
   servedModelDir: string;
   /** The served context, prompt and reply together. */
   maxModelLen: number;
+  /** The server reads the model folder itself on another node, whose config names a GGUF quantization to ignore (modelView.ts). */
+  dropQuantizationNote: boolean;
 };
 
 export type HttpEngineSpec = {
@@ -66,10 +73,20 @@ export async function startHttpEngine(modelDir: string, spec: HttpEngineSpec, { 
   const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);
   const workDir = await mkdtemp(path.join(tmpdir(), `gatelab-${spec.engineName.toLowerCase()}-${role}-`));
   const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
-  const servedModelDir = await servedModelView(modelDir, workDir);
-  const port = await freeLoopbackPort();
+  // A role on a Ray node (issue 18): its server runs there, reached through a loopback port of this host (the tunnel).
+  const host = placement.serverHost?.();
+  // A view made here is no use on another node: there the server reads the model folder itself, told to drop the GGUF note.
+  const servedModelDir = host ? modelDir : await servedModelView(modelDir, workDir);
+  const port = host ? await host.port() : await freeLoopbackPort();
   const apiKey = randomBytes(24).toString('hex');
-  const { args, env } = await spec.command({ port, apiKey, workDir, servedModelDir, maxModelLen });
+  const { args, env } = await spec.command({
+    port: host ? SERVER_PORT_PLACEHOLDER : port,
+    apiKey,
+    workDir,
+    servedModelDir,
+    maxModelLen,
+    dropQuantizationNote: host !== undefined && (await hasGgufQuantizationNote(modelDir)),
+  });
   const info: EngineInfo = { baseSha256, vocabSize: shape.vocabSize, maxPositions: maxModelLen, vocabulary };
   let client: RuntimeLoraEngineClient | undefined;
   const server = new SupervisedServer({
@@ -78,6 +95,7 @@ export async function startHttpEngine(modelDir: string, spec: HttpEngineSpec, { 
     args: () => args,
     env,
     nice: placement.nice,
+    ...(host ? { launch: host.launch } : {}),
     healthUrl: `http://127.0.0.1:${port}/health`,
     startTimeoutMs: spec.startTimeoutMs,
     setup: () => (client ? client.restoreAdapters() : Promise.resolve()),
@@ -85,11 +103,19 @@ export async function startHttpEngine(modelDir: string, spec: HttpEngineSpec, { 
     ...(onLog ? { onLog } : {}),
     ...(onStateChange ? { onStateChange } : {}),
   });
-  client = spec.client({ server, endpoint: { baseUrl: `http://127.0.0.1:${port}`, apiKey }, info, workDir, modelDir, zeroAdapterDir });
+  client = spec.client({
+    server,
+    endpoint: { baseUrl: `http://127.0.0.1:${port}`, apiKey },
+    info,
+    workDir,
+    modelDir,
+    zeroAdapterDir,
+    ...(host ? { serverPath: (dir: string) => host.placeFolder(dir), afterClose: () => host.close() } : {}),
+  });
   try {
     await server.start();
   } catch (error) {
-    // Stops what is left of the server and removes the work folder.
+    // Stops what is left of the server, closes a remote one's tunnel and removes the work folder.
     await client.close();
     throw new EngineError('start_failed', `the ${role} ${spec.engineName} server did not start: ${(error as Error).message}`);
   }

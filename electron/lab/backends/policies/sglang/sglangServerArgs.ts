@@ -35,7 +35,7 @@ import { loopbackFlags } from '../httpEngine/loopbackFlags';
 export type SglangServerSettings = {
   python: string;
   modelDir: string;
-  port: number;
+  port: number | string;
   /** The YAML file holding `api_key` (sglangServerConfig.ts). */
   configPath: string;
   /** The name the base model is served under (never used for traffic: base goes to the zero adapter). */

@@ -25,7 +25,8 @@ import { loopbackFlags } from '../httpEngine/loopbackFlags';
 export type VllmServerSettings = {
   python: string;
   modelDir: string;
-  port: number;
+  /** A number on this host; for a server on another node, the placeholder its connector replaces (SERVER_PORT_PLACEHOLDER). */
+  port: number | string;
   apiKey: string;
   /** The name the base model is served under (never used for traffic: see loraFolders.ts). */
   servedModelName: string;
@@ -43,6 +44,8 @@ export type VllmServerSettings = {
   seed: number;
   /** GPU only: vLLM's --gpu-memory-utilization (roles sharing a GPU need it lower than the default 0.9). */
   gpuMemoryUtilization?: number;
+  /** The model's config names a GGUF quantization its fp32 weights do not have (modelView.ts): vLLM is told to ignore it. */
+  dropQuantizationNote?: boolean;
 };
 
 export function vllmServerArgs(s: VllmServerSettings): string[] {
@@ -76,6 +79,7 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     String(s.seed),
     '--disable-uvicorn-access-log',
     ...(!s.cpu && s.gpuMemoryUtilization !== undefined ? ['--gpu-memory-utilization', String(s.gpuMemoryUtilization)] : []),
+    ...(s.dropQuantizationNote ? ['--hf-overrides', JSON.stringify({ quantization_config: null })] : []),
   ];
 }
 
