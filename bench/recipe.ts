@@ -63,6 +63,7 @@ import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../
 import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { runCurve, runSummary } from '../electron/lab/run/runReport';
+import type { CurveRow } from '../electron/lab/metrics/curve';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -97,6 +98,8 @@ type SeedResult = {
   trainer_steps: number;
   wall_seconds: number;
   gate_seconds_per_candidate: number | null;
+  /** Per session, as the run's curve.csv (a run that does not adapt is shown by it). */
+  curve: CurveRow[];
 };
 
 const loaded = await loadRecipe(RECIPE);
@@ -148,6 +151,7 @@ function seedResult(seed: number, events: readonly JournalEvent[], rounds: numbe
     trainer_steps: summary.trainer_steps,
     wall_seconds: summary.wall_seconds,
     gate_seconds_per_candidate: summary.gate_seconds_per_candidate,
+    curve,
   };
 }
 
@@ -226,7 +230,7 @@ for (const seed of seeds) {
   seedResults.push(await seedRun(seed));
 }
 
-console.log(`\nbench:recipe — embedded recipe, confirm auto, ${sessions} sessions per seed (reference: adaptation at session 14)\n`);
+console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${sessions} sessions per seed (reference: adaptation at session 14)\n`);
 console.log('seed | adapt@ | accepted | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | promotions | rejections | wall s | gate s/candidate');
 console.log('-----|--------|----------|--------------------------|--------------------------|------------|------------|--------|-----------------');
 for (const r of seedResults) {
