@@ -12,7 +12,9 @@
  *    was served by it; the trainer's own candidates may be promoted while it
  *    waits), and the sessions must go on serving only promoted versions.
  *
- * Prints tables and writes bench/results/recipe.json.
+ * Prints tables and writes bench/results/recipe.json. Ctrl-C (or SIGTERM)
+ * stops after the session in progress and reports the sessions run so far
+ * (`stopped_early` in the file): a real model's 36 sessions take hours.
  *
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
  *     [--recipe FILE] [--keep DIR] [--out FILE]
@@ -112,6 +114,17 @@ const model = await (async () => {
 })();
 const seedResults: SeedResult[] = [];
 
+let stopRequested = false;
+let currentRun: LiveRun | undefined;
+function stopEarly(): void {
+  if (stopRequested) return;
+  stopRequested = true;
+  process.stderr.write('stopping after the session in progress (the servers shut down with the run)…\n');
+  currentRun?.requestStop();
+}
+process.on('SIGINT', stopEarly);
+process.on('SIGTERM', stopEarly);
+
 /** Writes the result file: the finished seeds, or with `partial` the seeds so far while one still runs. */
 function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): void {
   const seedsDone = opts.partial ?? seedResults;
@@ -123,6 +136,7 @@ function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): voi
     model,
     sessions,
     partial: opts.partial !== undefined,
+    stopped_early: stopRequested,
     seeds: seedsDone,
     median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
     median_wall_seconds: median(seedsDone.map((r) => r.wall_seconds)),
@@ -158,6 +172,8 @@ function seedResult(seed: number, events: readonly JournalEvent[], rounds: numbe
 async function seedRun(seed: number): Promise<SeedResult> {
   const runDir = await createRun(RECIPE, path.join(work, `seed-${seed}`), { seed, confirm: 'auto', sessions });
   const run = await LiveRun.open(runDir, { onLog: (l) => process.stderr.write(`  [seed ${seed}] ${l}\n`) });
+  currentRun = run;
+  if (stopRequested) run.requestStop();
   run.journal.onEvent((e) => {
     if (e.type === 'session-completed') {
       process.stderr.write(`  [seed ${seed}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
@@ -226,11 +242,12 @@ const median = (xs: number[]) => {
 };
 
 for (const seed of seeds) {
+  if (stopRequested) break;
   process.stderr.write(`seed ${seed}: ${sessions} sessions…\n`);
   seedResults.push(await seedRun(seed));
 }
 
-console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${sessions} sessions per seed (reference: adaptation at session 14)\n`);
+console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per seed (reference: adaptation at session 14)\n`);
 console.log('seed | adapt@ | accepted | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | promotions | rejections | wall s | gate s/candidate');
 console.log('-----|--------|----------|--------------------------|--------------------------|------------|------------|--------|-----------------');
 for (const r of seedResults) {
@@ -247,7 +264,7 @@ const medianWall = median(seedResults.map((r) => r.wall_seconds));
 console.log(`\nmedian sessions_to_adaptation: ${medianAdapt === Infinity ? 'never' : medianAdapt} (target ≤ 14, stretch ≤ 10); median wall ${fmt(medianWall, 0)} s for ${sessions} sessions (target ≤ 300 s)`);
 
 let inject: Awaited<ReturnType<typeof injectionRun>> | null = null;
-if (!args['skip-inject']) {
+if (!args['skip-inject'] && !stopRequested) {
   process.stderr.write(`injection run: ${injectSessions} sessions, all six kinds after session 5…\n`);
   inject = await injectionRun();
   console.log(`\nbad candidates injected after session 5 (run of ${inject.sessions} sessions; sessions served only promoted versions: ${inject.sessionsServedOnlyPromoted ? 'yes' : 'NO'})\n`);
