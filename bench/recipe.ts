@@ -12,9 +12,11 @@
  *    was served by it; the trainer's own candidates may be promoted while it
  *    waits), and the sessions must go on serving only promoted versions.
  *
- * Prints tables and writes bench/results/recipe.json. Ctrl-C (or SIGTERM)
- * stops after the session in progress and reports the sessions run so far
- * (`stopped_early` in the file): a real model's 36 sessions take hours.
+ * Prints tables and writes bench/results/recipe.json. SIGTERM or SIGINT to
+ * this process stops after the session in progress and reports the sessions
+ * run so far (`stopped_early` in the file): a real model's 36 sessions take
+ * hours. (A terminal's Ctrl-C also reaches the embedded workers, which share
+ * the process group: a probe in flight then fails its candidate.)
  *
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
  *     [--recipe FILE] [--keep DIR] [--out FILE]

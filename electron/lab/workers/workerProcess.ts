@@ -105,10 +105,6 @@ function launchChild(
     stdio: channel === 'ipc' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
     shell: false,
     windowsHide: true,
-    // Its own process group: a Ctrl-C at the terminal reaches the lab alone, which stops its workers
-    // in order (a probe in flight is not cut off and its candidate not failed for it). A lab that
-    // dies is still seen at once: the worker's stdin or IPC channel ends (serveWorker's onParentGone).
-    detached: true,
   });
   const exit = new ExitSignal();
   const messageListeners: Array<(message: unknown) => void> = [];
