@@ -71,4 +71,3 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
     ...(role === 'trainer' ? {} : { serverHost: () => remoteServerHost((entry, options, tunnel) => submitRayJob(jobLaunch, entry, options, tunnel)) }),
   };
 }
-

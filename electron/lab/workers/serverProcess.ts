@@ -3,7 +3,7 @@
  * started it: on this host a child in its own process group (so stopping it
  * stops the engine's helper processes too), or — recipe `runner: ray` — a Ray
  * job whose connector runs the server on its node and tunnels its port here
- * (electron/lab/ray/rayServerHost.ts). The supervisor sees the same thing
+ * (electron/lab/remote/remoteServerHost.ts). The supervisor sees the same thing
  * either way: an exit with a reason, and a way to stop it.
  */
 import { spawn } from 'node:child_process';
