@@ -1,12 +1,17 @@
 /**
  * bench:recipe — the embedded recipe, headless, measured (issue 6, point 8).
  *
- * 1. For each seed: the embedded recipe with `confirm: auto`, its first
+ * 1. For each seed and each arm: the recipe with `confirm: auto`, its first
  *    `--sessions` sessions (36: the reference curve's length) — the real run,
- *    real engines, trainer and gate. Reported: sessions_to_adaptation (the
- *    reference reached it at session 14; target median ≤ 14, stretch ≤ 10),
- *    the bold and list rolling rates at the last session against session 10,
- *    promotions and rejections, wall time, and the gate's time per candidate.
+ *    real engines, trainer and gate. The `trained` arm is the loop as
+ *    designed; the `control` arm is the same seed with the policy frozen (the
+ *    trainer never steps; everything else identical), so a learning claim is
+ *    the difference between the two. Reported per arm: sessions_to_adaptation
+ *    (the reference reached it at session 14), accepted over the run and in
+ *    its last 10 sessions, the bold and list rolling rates at session 10 and
+ *    at the last, gold on the gate's probe rounds, promotions and rejections,
+ *    wall time, the gate's time per candidate, and where the time went (a
+ *    per-phase breakdown from the journal: bench/phaseBreakdown.ts).
  * 2. One run with each of the six bad kinds injected after session 5: each
  *    must end rejected and never serve (no promotion names it, no session
  *    was served by it; the trainer's own candidates may be promoted while it
@@ -15,11 +20,10 @@
  * Prints tables and writes bench/results/recipe.json. SIGTERM or SIGINT to
  * this process stops after the session in progress and reports the sessions
  * run so far (`stopped_early` in the file): a real model's 36 sessions take
- * hours. (A terminal's Ctrl-C also reaches the embedded workers, which share
- * the process group: a probe in flight then fails its candidate.)
+ * a long time on a CPU.
  *
- *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--sessions 36] [--inject-sessions 12] [--skip-inject]
- *     [--recipe FILE] [--keep DIR] [--out FILE]
+ *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--arms trained,control] [--sessions 36] [--inject-sessions 12]
+ *     [--skip-inject] [--recipe FILE] [--keep DIR] [--out FILE]
  *
  * What the runs showed (--keep DIR keeps the journals, whose trainer-step events
  * carry loss, pg, opd, kl and the gradient norm):
@@ -64,6 +68,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../electron/lab/journal/journalEvents';
+import type { Arm } from '../electron/lab/recipe/recipeSchema';
+import { phaseBreakdown, phaseRows, type PhaseBreakdown } from './phaseBreakdown';
 import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
 import { runCurve, runSummary } from '../electron/lab/run/runReport';
@@ -74,6 +80,7 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1,2,3,4,5' },
+    arms: { type: 'string', default: 'trained,control' },
     sessions: { type: 'string', default: '36' },
     'inject-sessions': { type: 'string', default: '12' },
     'skip-inject': { type: 'boolean', default: false },
@@ -84,6 +91,10 @@ const { values: args } = parseArgs({
 });
 const RECIPE = path.resolve(args.recipe);
 const seeds = args.seeds.split(',').map(Number);
+const arms = args.arms.split(',').map((a) => {
+  if (a !== 'trained' && a !== 'control') throw new Error(`--arms: ${a} is neither trained nor control`);
+  return a satisfies Arm;
+});
 const sessions = Number(args.sessions);
 const injectSessions = Number(args['inject-sessions']);
 const work = args.keep ? path.resolve(args.keep) : mkdtempSync(path.join(tmpdir(), 'gatelab-bench-recipe-'));
@@ -91,9 +102,12 @@ mkdirSync(work, { recursive: true });
 
 type SeedResult = {
   seed: number;
+  arm: Arm;
   sessions: number;
   sessions_to_adaptation: number | null;
   accepted: number;
+  /** Accepted sessions among the last 10 run. */
+  accepted_last_10: number;
   bold_rate_10: { at10: number | null; atLast: number | null };
   list_rate_10: { at10: number | null; atLast: number | null };
   promotions: number;
@@ -102,9 +116,36 @@ type SeedResult = {
   trainer_steps: number;
   wall_seconds: number;
   gate_seconds_per_candidate: number | null;
+  /** Gold on the gate's probe rounds: the base's (rounds against it) and each candidate's, against what served then. */
+  probe_gold: ProbeGold;
+  /** Where the time went (seconds; the trainer and the gate overlap the sessions). */
+  phases: PhaseBreakdown;
   /** Per session, as the run's curve.csv (a run that does not adapt is shown by it). */
   curve: CurveRow[];
 };
+
+type ProbeGold = {
+  rounds: number;
+  /** Mean gold of the base over the rounds where it served. */
+  base: number | null;
+  /** The lowest candidate gold minus serving gold over all rounds (a regression shows here first). */
+  worst_candidate_minus_serving: number | null;
+  /** Per promoted version: mean gold over the rounds that promoted it, and the same rounds' serving gold. */
+  promoted: { version: string; gold: number; serving_gold: number }[];
+};
+
+function probeGold(events: readonly JournalEvent[]): ProbeGold {
+  const rounds = events.filter((e): e is Extract<JournalEvent, { type: 'probe-round' }> => e.type === 'probe-round');
+  const onBase = rounds.filter((r) => r.serving.version === 'base').map((r) => r.serving.gold_rate);
+  const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+  const promoted = events.flatMap((e) => {
+    if (e.type !== 'candidate-promoted') return [];
+    const mine = rounds.filter((r) => r.id === e.id);
+    return [{ version: e.pointer.version, gold: mean(mine.map((r) => r.candidate.gold_rate)) ?? 0, serving_gold: mean(mine.map((r) => r.serving.gold_rate)) ?? 0 }];
+  });
+  const diffs = rounds.map((r) => r.candidate.gold_rate - r.serving.gold_rate);
+  return { rounds: rounds.length, base: mean(onBase), worst_candidate_minus_serving: diffs.length === 0 ? null : Math.min(...diffs), promoted };
+}
 
 const loaded = await loadRecipe(RECIPE);
 const policy = loaded.recipe.policy;
@@ -127,21 +168,60 @@ function stopEarly(): void {
 process.on('SIGINT', stopEarly);
 process.on('SIGTERM', stopEarly);
 
-/** Writes the result file: the finished seeds, or with `partial` the seeds so far while one still runs. */
+/** Per arm: the median adaptation (never counts as later than any session) and the median wall time. */
+function armSummary(results: readonly SeedResult[]) {
+  const byArm = (arm: Arm) => results.filter((r) => r.arm === arm);
+  return Object.fromEntries(
+    arms.map((arm) => {
+      const mine = byArm(arm);
+      const adapt = median(mine.map((r) => r.sessions_to_adaptation ?? Infinity));
+      return [
+        arm,
+        {
+          seeds: mine.length,
+          adapted: mine.filter((r) => r.sessions_to_adaptation !== null).length,
+          median_sessions_to_adaptation: adapt === null || adapt === Infinity ? null : adapt,
+          mean_accepted_last_10: mine.length === 0 ? null : mine.reduce((n, r) => n + r.accepted_last_10, 0) / mine.length,
+          median_wall_seconds: median(mine.map((r) => r.wall_seconds)),
+        },
+      ];
+    }),
+  );
+}
+
+/** Per seed run in both arms: trained minus control (the learning claim). */
+function armDifferences(results: readonly SeedResult[]) {
+  return seeds.flatMap((seed) => {
+    const trained = results.find((r) => r.seed === seed && r.arm === 'trained');
+    const control = results.find((r) => r.seed === seed && r.arm === 'control');
+    if (!trained || !control) return [];
+    const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
+    return [
+      {
+        seed,
+        accepted_last_10_rate: (trained.accepted_last_10 - control.accepted_last_10) / 10,
+        accepted: trained.accepted - control.accepted,
+        bold_rate_10_at_last: diff(trained.bold_rate_10.atLast, control.bold_rate_10.atLast),
+        list_rate_10_at_last: diff(trained.list_rate_10.atLast, control.list_rate_10.atLast),
+      },
+    ];
+  });
+}
+
+/** Writes the result file: the finished runs, or with `partial` the runs so far while one still runs. */
 function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): void {
-  const seedsDone = opts.partial ?? seedResults;
-  const adapt = seedsDone.map((r) => r.sessions_to_adaptation ?? Infinity);
-  const medianAdapt = median(adapt);
+  const done = opts.partial ?? seedResults;
   const result = {
     bench: 'recipe',
     recipe: path.relative(ROOT, RECIPE),
     model,
     sessions,
+    arms,
     partial: opts.partial !== undefined,
     stopped_early: stopRequested,
-    seeds: seedsDone,
-    median_sessions_to_adaptation: medianAdapt === Infinity ? null : medianAdapt,
-    median_wall_seconds: median(seedsDone.map((r) => r.wall_seconds)),
+    seeds: done,
+    by_arm: armSummary(done),
+    trained_minus_control: armDifferences(done),
     targets: { median_adaptation_max: 14, stretch: 10, wall_seconds_max: 300 },
     injection: opts.injection ?? null,
     machine: { cpus: cpus().length, node: process.version },
@@ -151,14 +231,16 @@ function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): voi
   writeFileSync(args.out, JSON.stringify(result, null, 2) + '\n');
 }
 
-function seedResult(seed: number, events: readonly JournalEvent[], rounds: number): SeedResult {
+function seedResult(seed: number, arm: Arm, events: readonly JournalEvent[], rounds: number): SeedResult {
   const summary = runSummary(events, rounds);
   const curve = runCurve(events);
   return {
     seed,
+    arm,
     sessions: curve.length,
     sessions_to_adaptation: summary.sessions_to_adaptation,
     accepted: summary.accepted,
+    accepted_last_10: curve.slice(-10).reduce((n, r) => n + r.accept, 0),
     bold_rate_10: { at10: curve[9]?.bold_rate_10 ?? null, atLast: curve.at(-1)?.bold_rate_10 ?? null },
     list_rate_10: { at10: curve[9]?.list_rate_10 ?? null, atLast: curve.at(-1)?.list_rate_10 ?? null },
     promotions: summary.promotions.length,
@@ -167,27 +249,30 @@ function seedResult(seed: number, events: readonly JournalEvent[], rounds: numbe
     trainer_steps: summary.trainer_steps,
     wall_seconds: summary.wall_seconds,
     gate_seconds_per_candidate: summary.gate_seconds_per_candidate,
+    probe_gold: probeGold(events),
+    phases: phaseBreakdown(events),
     curve,
   };
 }
 
-async function seedRun(seed: number): Promise<SeedResult> {
-  const runDir = await createRun(RECIPE, path.join(work, `seed-${seed}`), { seed, confirm: 'auto', sessions });
-  const run = await LiveRun.open(runDir, { onLog: (l) => process.stderr.write(`  [seed ${seed}] ${l}\n`) });
+async function seedRun(seed: number, arm: Arm): Promise<SeedResult> {
+  const runDir = await createRun(RECIPE, path.join(work, `${arm}-seed-${seed}`), { seed, arm, confirm: 'auto', sessions });
+  const tag = `${arm} seed ${seed}`;
+  const run = await LiveRun.open(runDir, { onLog: (l) => process.stderr.write(`  [${tag}] ${l}\n`) });
   currentRun = run;
   if (stopRequested) run.requestStop();
   run.journal.onEvent((e) => {
     if (e.type === 'session-completed') {
-      process.stderr.write(`  [seed ${seed}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
+      process.stderr.write(`  [${tag}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
       // A real model can take hours for 36 sessions: the result so far is written after every session.
-      writeResult({ partial: [...seedResults, seedResult(seed, run.journal.events, run.recipe.gate.rounds)] });
+      writeResult({ partial: [...seedResults, seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds)] });
     }
-    if (e.type === 'candidate-promoted') process.stderr.write(`  [seed ${seed}] promoted ${e.pointer.version}\n`);
-    if (e.type === 'candidate-rejected') process.stderr.write(`  [seed ${seed}] ${e.id} rejected: ${e.reason.detail}\n`);
+    if (e.type === 'candidate-promoted') process.stderr.write(`  [${tag}] promoted ${e.pointer.version}\n`);
+    if (e.type === 'candidate-rejected') process.stderr.write(`  [${tag}] ${e.id} rejected: ${e.reason.detail}\n`);
   });
   try {
     await run.runSessions();
-    return seedResult(seed, run.journal.events, run.recipe.gate.rounds);
+    return seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds);
   } finally {
     await run.close();
   }
@@ -244,26 +329,53 @@ const median = (xs: number[]) => {
 };
 
 for (const seed of seeds) {
-  if (stopRequested) break;
-  process.stderr.write(`seed ${seed}: ${sessions} sessions…\n`);
-  seedResults.push(await seedRun(seed));
+  for (const arm of arms) {
+    if (stopRequested) break;
+    process.stderr.write(`seed ${seed}, ${arm} arm: ${sessions} sessions…\n`);
+    seedResults.push(await seedRun(seed, arm));
+  }
 }
 
-console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per seed (reference: adaptation at session 14)\n`);
-console.log('seed | adapt@ | accepted | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | promotions | rejections | wall s | gate s/candidate');
-console.log('-----|--------|----------|--------------------------|--------------------------|------------|------------|--------|-----------------');
+console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per run (reference: adaptation at session 14); control = the same seed with the policy frozen\n`);
+console.log('seed | arm     | adapt@ | accepted | last 10 | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | probe gold: base / worst Δ | promotions | rejections | wall s | gate s/candidate');
+console.log('-----|---------|--------|----------|---------|--------------------------|--------------------------|---------------------------|------------|------------|--------|-----------------');
 for (const r of seedResults) {
   const rej = Object.entries(r.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
   console.log(
-    `${String(r.seed).padStart(4)} | ${String(r.sessions_to_adaptation ?? 'never').padStart(6)} | ${String(r.accepted).padStart(8)} | ${fmt(r.bold_rate_10.at10)} → ${fmt(r.bold_rate_10.atLast)}`.padEnd(60) +
-      ` | ${fmt(r.list_rate_10.at10)} → ${fmt(r.list_rate_10.atLast)}`.padEnd(28) +
-      ` | ${String(r.promotions).padStart(10)} | ${rej.padEnd(10)} | ${r.wall_seconds.toFixed(0).padStart(6)} | ${fmt(r.gate_seconds_per_candidate, 1)}`,
+    [
+      String(r.seed).padStart(4),
+      r.arm.padEnd(7),
+      String(r.sessions_to_adaptation ?? 'never').padStart(6),
+      `${r.accepted}/${r.sessions}`.padStart(8),
+      String(r.accepted_last_10).padStart(7),
+      `${fmt(r.bold_rate_10.at10)} → ${fmt(r.bold_rate_10.atLast)}`.padEnd(24),
+      `${fmt(r.list_rate_10.at10)} → ${fmt(r.list_rate_10.atLast)}`.padEnd(24),
+      `${fmt(r.probe_gold.base)} / ${fmt(r.probe_gold.worst_candidate_minus_serving)}`.padEnd(25),
+      String(r.promotions).padStart(10),
+      rej.padEnd(10),
+      r.wall_seconds.toFixed(0).padStart(6),
+      fmt(r.gate_seconds_per_candidate, 1),
+    ].join(' | '),
   );
 }
-const adapt = seedResults.map((r) => r.sessions_to_adaptation ?? Infinity);
-const medianAdapt = median(adapt);
-const medianWall = median(seedResults.map((r) => r.wall_seconds));
-console.log(`\nmedian sessions_to_adaptation: ${medianAdapt === Infinity ? 'never' : medianAdapt} (target ≤ 14, stretch ≤ 10); median wall ${fmt(medianWall, 0)} s for ${sessions} sessions (target ≤ 300 s)`);
+for (const [arm, a] of Object.entries(armSummary(seedResults))) {
+  console.log(`\n${arm}: adapted on ${a.adapted} of ${a.seeds} seeds, median sessions_to_adaptation ${a.median_sessions_to_adaptation ?? 'never'}, mean accepted in the last 10 ${fmt(a.mean_accepted_last_10, 1)}, median wall ${fmt(a.median_wall_seconds, 0)} s`);
+}
+const differences = armDifferences(seedResults);
+if (differences.length > 0) {
+  console.log('\ntrained − control, per seed (the learning claim):\n');
+  console.log('seed | accepted in the last 10 (rate) | accepted | bold_rate_10 @last | list_rate_10 @last');
+  console.log('-----|--------------------------------|----------|--------------------|-------------------');
+  for (const d of differences) {
+    console.log(`${String(d.seed).padStart(4)} | ${fmt(d.accepted_last_10_rate).padStart(30)} | ${String(d.accepted).padStart(8)} | ${fmt(d.bold_rate_10_at_last).padStart(18)} | ${fmt(d.list_rate_10_at_last).padStart(17)}`);
+  }
+}
+console.log('\nwhere the time went (seconds per run; the trainer and probe rounds run beside the sessions):\n');
+console.log(`phase${' '.repeat(35)} | ${seedResults.map((r) => `${r.arm} ${r.seed}`.padStart(11)).join(' | ')}`);
+const rowsByRun = seedResults.map((r) => phaseRows(r.phases));
+for (const [i, [label]] of (rowsByRun[0] ?? []).entries()) {
+  console.log(`${label.padEnd(40)} | ${rowsByRun.map((rows) => rows[i]![1].toFixed(1).padStart(11)).join(' | ')}`);
+}
 
 let inject: Awaited<ReturnType<typeof injectionRun>> | null = null;
 if (!args['skip-inject'] && !stopRequested) {

@@ -13,13 +13,14 @@ import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { integerOption, parseOptions, requireRunDir } from './cliArgs';
 import { followRun } from './runProgress';
 
-const runUsage = `Usage: gatelab run --recipe FILE [--seed N] [--confirm auto|manual] [--out DIR] [--sessions N]
+const runUsage = `Usage: gatelab run --recipe FILE [--seed N] [--confirm auto|manual] [--out DIR] [--sessions N] [--arm trained|control]
 
   --recipe FILE      the recipe (e.g. recipes/embedded-gsm8k-style.yaml)
   --seed N           override the recipe's seed
   --confirm MODE     override the gate's confirmation: manual (a person) or auto
   --out DIR          the run folder to create (default: runs/<recipe>-seed<N>-<time>)
-  --sessions N       run only the first N sessions (shorter runs, benchmarks)`;
+  --sessions N       run only the first N sessions (shorter runs, benchmarks)
+  --arm ARM          trained (default) or control: the same run with the policy frozen (the trainer never steps)`;
 
 const resumeUsage = `Usage: gatelab resume --run DIR
 
@@ -67,20 +68,23 @@ export const runCommand: CliCommand = {
       confirm: { type: 'string' },
       out: { type: 'string' },
       sessions: { type: 'string' },
+      arm: { type: 'string' },
     });
     if (!o.recipe) throw new UsageError('--recipe FILE is required');
     if (o.confirm !== undefined && o.confirm !== 'auto' && o.confirm !== 'manual') throw new UsageError('--confirm must be auto or manual');
+    if (o.arm !== undefined && o.arm !== 'trained' && o.arm !== 'control') throw new UsageError('--arm must be trained or control');
     const overrides: RunOverrides = {};
     const seed = integerOption('seed', o.seed, 0);
     const sessions = integerOption('sessions', o.sessions, 1);
     if (seed !== undefined) overrides.seed = seed;
     if (sessions !== undefined) overrides.sessions = sessions;
     if (o.confirm === 'auto' || o.confirm === 'manual') overrides.confirm = o.confirm;
+    if (o.arm === 'trained' || o.arm === 'control') overrides.arm = o.arm;
     let runDir: string;
     try {
       const { recipe } = await loadRecipe(o.recipe);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-      const out = o.out ?? path.join('runs', `${recipe.name}-seed${seed ?? recipe.seed}-${stamp}`);
+      const out = o.out ?? path.join('runs', `${recipe.name}${overrides.arm === 'control' ? '-control' : ''}-seed${seed ?? recipe.seed}-${stamp}`);
       runDir = await createRun(o.recipe, out, overrides);
     } catch (error) {
       if (error instanceof RecipeError || error instanceof RunNotRunnableError || error instanceof RunBusyError) throw new CliFailure(error.message);

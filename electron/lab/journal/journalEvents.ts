@@ -83,6 +83,16 @@ export const journalEventSchema = z.discriminatedUnion('type', [
       .strictObject({ file: z.string(), sha256, count: z.int().min(0) })
       .describe('the judged turns, each with the version that produced it, as the trainer gets them'),
     curve: z.record(z.string(), z.number()).describe("this session's own curve columns (rolling ones are derived)"),
+    timing: z
+      .strictObject({
+        waitSeconds: z.number().min(0).describe('waiting for the trainer step in flight before the session started'),
+        generationSeconds: z.number().min(0),
+        studentSeconds: z.number().min(0),
+        judgeSeconds: z.number().min(0),
+        sampleSeconds: z.number().min(0),
+      })
+      .optional()
+      .describe("where the session's wall time went (absent in runs made before it was recorded)"),
   }),
   z.strictObject({
     ...base,

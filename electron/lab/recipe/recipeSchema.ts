@@ -278,6 +278,17 @@ export type Runner = z.infer<typeof runnerSchema>;
 export type RayRunner = Exclude<Runner, 'local'>;
 export type RayRole = z.infer<typeof rayRoleSchema>;
 
+/**
+ * A learning claim is a difference between two arms on the same seeds:
+ * `trained` (the loop as designed) and `control` (the policy frozen — the
+ * trainer is started but never steps, so the sessions, judge, gate and
+ * serving run exactly as in the trained arm with the base serving throughout).
+ */
+export const armSchema = z
+  .enum(['trained', 'control'])
+  .describe("'trained': the trainer steps; 'control': the same run with the policy frozen (the trainer never steps), for comparison");
+export type Arm = z.infer<typeof armSchema>;
+
 export const recipeSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
   description: z.string().min(1),
@@ -291,6 +302,7 @@ export const recipeSchema = z.strictObject({
   gate: gateSchema,
   devices: deviceMapSchema,
   runner: runnerSchema.default('local'),
+  arm: armSchema.default('trained'),
 });
 
 export type Recipe = z.infer<typeof recipeSchema>;

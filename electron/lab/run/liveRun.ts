@@ -24,7 +24,7 @@ import { RunJournal } from '../journal/runJournal';
 import { readServingPointer, writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import { loadRecipe, resolveRecipePath, type LoadedRecipe } from '../recipe/loadRecipe';
 import { trainSampleSchema, type TrainSample } from '../protocols/trainSample';
-import { recipeSchema, type Recipe } from '../recipe/recipeSchema';
+import { recipeSchema, type Arm, type Recipe } from '../recipe/recipeSchema';
 import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../serving/gatewayServer';
 import type { GatewayTokenizer } from '../serving/gatewayTokenizer';
 import type { StartedEngine } from '../serving/rpcEngineClient';
@@ -39,7 +39,7 @@ import { statusFromEvents, type RunStatus } from './runStatus';
 import { loadRunTasks, type RunTasks } from './runTasks';
 import { TrainerFeed } from './trainerFeed';
 
-export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number };
+export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number; arm?: Arm };
 
 export class RunNotRunnableError extends Error {
   constructor(
@@ -71,6 +71,7 @@ export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe 
   const out = structuredClone(recipe);
   if (overrides.seed !== undefined) out.seed = overrides.seed;
   if (overrides.confirm !== undefined) out.gate.confirm = overrides.confirm;
+  if (overrides.arm !== undefined) out.arm = overrides.arm;
   if (overrides.sessions !== undefined) {
     if (!Number.isInteger(overrides.sessions) || overrides.sessions < 1 || overrides.sessions > recipe.tasks.sessions) {
       throw new Error(`--sessions must be 1–${recipe.tasks.sessions}`);
@@ -338,10 +339,12 @@ export class LiveRun {
       if (done.has(session)) continue;
       await this.pausePoint();
       if (this.stopping) break;
+      const waitStarted = performance.now();
       await parts.feed.stepDone();
+      const waitSeconds = (performance.now() - waitStarted) / 1000;
       const task = this.tasks.sessions[session]!;
       const result = await runSession(ctx, task, session, this.recipe.seed, this.runId);
-      await this.recordSession(result);
+      await this.recordSession(result, waitSeconds);
       parts.feed.add(result.samples.map((j) => j.sample));
       await this.options.afterSession?.(session, this);
     }
@@ -357,7 +360,7 @@ export class LiveRun {
     return this.report();
   }
 
-  private async recordSession(result: SessionResult): Promise<void> {
+  private async recordSession(result: SessionResult, waitSeconds: number): Promise<void> {
     const paths = runPaths(this.runDir);
     const transcript = paths.transcript(result.session);
     const samplesFile = paths.samples(result.session);
@@ -374,6 +377,7 @@ export class LiveRun {
       transcript,
       samples: { file: samplesFile, sha256: sha256Hex(Buffer.from(samplesText, 'utf8')), count: result.samples.length },
       curve: { ...result.observation },
+      timing: { waitSeconds, ...result.timing },
     });
     await this.report();
   }

@@ -58,7 +58,21 @@ export type SessionResult = {
   versions: string[];
   /** How the session ended: the student said HOMEWORK_DONE, the turn budget ran out, or the context is full. */
   endedBy: 'done' | 'max-turns' | 'context-full';
+  /** Where the session's wall time went (seconds): the replies, the student's reactions, the judge, the samples. */
+  timing: SessionTiming;
 };
+
+export type SessionTiming = { generationSeconds: number; studentSeconds: number; judgeSeconds: number; sampleSeconds: number };
+
+/** Adds the seconds `work` takes to `timing[key]`. */
+async function timed<T>(timing: SessionTiming, key: keyof SessionTiming, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    timing[key] += (performance.now() - started) / 1000;
+  }
+}
 
 /** A reply needs at least this much room; less and the session ends (the context is full). */
 const MIN_REPLY_TOKENS = 32;
@@ -73,6 +87,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   const samples: JudgedSample[] = [];
   let done = false;
   let endedBy: SessionResult['endedBy'] = 'max-turns';
+  const timing: SessionTiming = { generationSeconds: 0, studentSeconds: 0, judgeSeconds: 0, sampleSeconds: 0 };
 
   for (let turn = 0; turn < maxTurns && !done; turn++) {
     const isLast = turn === maxTurns - 1;
@@ -84,19 +99,21 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       break;
     }
     const sampling = { ...ctx.recipe.policy.sampling, max_tokens: Math.min(ctx.recipe.policy.sampling.max_tokens, room) };
-    const reply = await chatThroughGateway(ctx.gateway, {
-      sessionId,
-      sessionDone: isLast,
-      messages,
-      sampling,
-      seed: deriveSeed(seed, `turn-${turn}`),
-    });
+    const reply = await timed(timing, 'generationSeconds', () =>
+      chatThroughGateway(ctx.gateway, {
+        sessionId,
+        sessionDone: isLast,
+        messages,
+        sampling,
+        seed: deriveSeed(seed, `turn-${turn}`),
+      }),
+    );
     const record = ctx.turnRecord(reply.id);
     if (!record) throw new Error(`the gateway has no turn record for ${reply.id}`);
     if (record.version !== reply.version) throw new Error(`turn ${reply.id}: reply says ${reply.version}, the turn log ${record.version}`);
 
     // The next state: the student's reaction (none after the last allowed reply).
-    const reaction = isLast ? null : await student.react(reply.text, [...messages, { role: 'assistant', content: reply.text }]);
+    const reaction = isLast ? null : await timed(timing, 'studentSeconds', () => student.react(reply.text, [...messages, { role: 'assistant', content: reply.text }]));
     const entry: TranscriptTurn = {
       turn,
       user: messages.at(-1)!.content,
@@ -110,12 +127,12 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       training: null,
     };
     if (reaction) {
-      const judgment = await ctx.judge.judgeTurn({ assistantOutput: reply.text, nextState: reaction.message });
+      const judgment = await timed(timing, 'judgeSeconds', () => ctx.judge.judgeTurn({ assistantOutput: reply.text, nextState: reaction.message }));
       const training = dispatchTurn(judgment);
       entry.judgment = { score: judgment.score, votes: judgment.votes, hint: judgment.hint, hintAccepted: judgment.hintAccepted, backends: judgment.backends };
       entry.training = training.mode;
       if (training.mode !== 'none') {
-        const built = await sampleOf(ctx, sessionId, turn, messages, record, training);
+        const built = await timed(timing, 'sampleSeconds', () => sampleOf(ctx, sessionId, turn, messages, record, training));
         if (typeof built === 'string') entry.skipped = built;
         else samples.push({ version: reply.version, turn, sample: built });
       }
@@ -139,6 +156,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
     samples,
     versions: turns.map((t) => t.version),
     endedBy,
+    timing,
   };
 }
 

@@ -71,7 +71,7 @@ class SteppingWorker {
 let runDir: string;
 const turns = (n: number) => Array.from({ length: n }, () => ({}) as TrainSample);
 
-async function openFeed(batch: number, window: number) {
+async function openFeed(batch: number, window: number, arm: 'trained' | 'control' = 'trained') {
   runDir = await mkdtemp(path.join(tmpdir(), 'gatelab-feed-'));
   const journal = await RunJournal.open(runDir);
   const { recipe } = await loadRecipe(embeddedRecipe);
@@ -82,7 +82,7 @@ async function openFeed(batch: number, window: number) {
     runDir,
     journal,
     gate,
-    recipe: { ...recipe, trainer: { ...recipe.trainer, batch_turns: batch, window_turns: window } },
+    recipe: { ...recipe, arm, trainer: { ...recipe.trainer, batch_turns: batch, window_turns: window } },
     modelDir: runDir,
     baseSha256: BASE,
     samples: [],
@@ -116,6 +116,25 @@ describe('TrainerFeed', () => {
       [6, 3],
     ]);
     expect(staged).toHaveLength(3);
+  });
+
+  it('in the control arm keeps the turns but never steps: the policy stays frozen', async () => {
+    const { feed, trainer, journal, staged } = await openFeed(2, 2, 'control');
+    feed.add(turns(2));
+    feed.add(turns(5));
+    await feed.stepDone();
+    await feed.flush();
+    expect(feed.pendingTurns).toBe(7);
+    expect(trainer.steps).toHaveLength(0);
+    expect(journal.events.filter((e) => e.type.startsWith('trainer'))).toHaveLength(0);
+    expect(staged).toHaveLength(0);
+    // The same feed in the trained arm steps on the same turns (so the assertions above can fail).
+    await rm(runDir, { recursive: true, force: true });
+    const trained = await openFeed(2, 2, 'trained');
+    trained.feed.add(turns(2));
+    (await trained.trainer.arrived(1)).finish();
+    await trained.feed.flush();
+    expect(trained.trainer.steps).toHaveLength(1);
   });
 
   it('holds the next session until the step in flight is done', async () => {

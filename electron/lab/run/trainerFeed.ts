@@ -171,6 +171,8 @@ export class TrainerFeed {
 
   private maybeStep(): void {
     const { trainer } = this.options.recipe;
+    // The control arm keeps every judged turn (the run's files are the trained arm's) but never steps.
+    if (this.options.recipe.arm === 'control') return;
     if (this.inFlight || this.stopped || this.pendingTurns < trainer.batch_turns) return;
     const through = this.consumed + trainer.batch_turns;
     const samples = this.all.slice(Math.max(this.trainFrom, through - windowTurns(trainer)), through);

@@ -118,10 +118,35 @@ def test_bad_samples_are_refused_naming_sample_and_field(worker, golden, tiny_di
     assert not (tmp_path / "versions").exists()  # nothing stored
 
 
+FLOAT32_UNIT_ROUNDOFF = 2.0**-24
+
+
+def float32_order_tolerance(config: dict, samples: list[dict]) -> float:
+    """How far two float32 computations that differ only in the order of their sums may drift apart, relative.
+
+    A sum of n terms in float32 is off by at most γ_n = n·u / (1 − n·u) of the sum of its magnitudes
+    (u = 2^-24; Higham, Accuracy and Stability of Numerical Algorithms, §3.1). A response token's log-prob
+    passes a chain of such sums, and their γ add: per layer the RMS norm over H, q/k/v over H, attention over
+    at most P positions, o over H, the MLP's gate/up over H and down over I; then the final norm over H, the
+    logits over H and the log-softmax over V; and the batch totals over T tokens. Each run is within γ of the
+    exact value, so the two within 2γ; a gradient passes the chain twice (forward, then backward): 4γ.
+    Adam's step m̂/(√v̂ + ε) is invariant to a common relative error of the gradient, so after two steps
+    the weights and the next step's reports carry at most twice that: 8γ, used for everything below.
+    For the golden tiny Llama that is 1.3e-4; the worst drift seen (an AMD EPYC) was 1.1e-5."""
+    h, i, v, layers = config["hidden_size"], config["intermediate_size"], config["vocab_size"], config["num_hidden_layers"]
+    tokens = sum(len(s["responseIds"]) for s in samples)
+    positions = max(len(s["promptIds"]) + len(s["responseIds"]) for s in samples)
+    n = layers * (h + h + positions + h + h + i) + h + h + v + tokens
+    gamma = n * FLOAT32_UNIT_ROUNDOFF / (1 - n * FLOAT32_UNIT_ROUNDOFF)
+    return 8 * gamma
+
+
 def test_torchrun_two_processes_take_the_single_process_step(golden, tiny_dir, tmp_path):
     """gloo on the CPU: rank 0 trains samples 0 and 2, rank 1 sample 1; the summed gradient is the whole batch's.
-    Tolerance: only the order of float32 sums differs (measured ≤ 1e-7 relative); asserted 1e-5."""
+    Only the order of float32 sums differs, so the tolerance is derived from that (float32_order_tolerance);
+    a sample lost or counted twice moves these values by tens of percent."""
     samples = tiny_samples(golden)
+    rel = float32_order_tolerance(json.loads((tiny_dir / "config.json").read_text()), samples)
     results = {}
     for nproc in (1, 2):
         client = WorkerClient(nproc=nproc)
@@ -132,11 +157,11 @@ def test_torchrun_two_processes_take_the_single_process_step(golden, tiny_dir, t
             client.close()
     for one, two in zip(results[1], results[2]):
         for key in ("loss", "pg", "opd", "kl", "gradNorm", "updateNorm"):
-            assert two["report"][key] == pytest.approx(one["report"][key], rel=1e-5, abs=1e-7), key
+            assert two["report"][key] == pytest.approx(one["report"][key], rel=rel, abs=1e-7), key
         a, b = load_file(one["candidate"]["path"]), load_file(two["candidate"]["path"])
         for name in a:
             err = float((a[name] - b[name]).norm() / a[name].norm().clamp_min(1e-30))
-            assert err < 1e-5, (name, err)
+            assert err < rel, (name, err)
 
 
 def test_reward_inverted_rounds_leave_the_run_adapter_alone(golden, tiny_dir, tmp_path):
