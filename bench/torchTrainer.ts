@@ -8,6 +8,11 @@
  * bench/results/torch-trainer.json. Needs `npm run setup:python`.
  *
  * Options: --samples N (default 4), --response-tokens N (48), --steps N (3 timed).
+ *
+ * A fourth row is a long window (--long-samples 16 × --long-response-tokens 400,
+ * one step, one thread): the trainer's peak memory where the [positions,
+ * vocabulary] logits would dominate it (the trainer computes them in chunks of
+ * positions and recomputes each chunk in the backward pass).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -23,6 +28,8 @@ const { values } = parseArgs({
     samples: { type: 'string', default: '4' },
     'response-tokens': { type: 'string', default: '48' },
     steps: { type: 'string', default: '3' },
+    'long-samples': { type: 'string', default: '16' },
+    'long-response-tokens': { type: 'string', default: '400' },
     out: { type: 'string', default: join(root, 'bench/results/torch-trainer.json') },
   },
 });
@@ -51,12 +58,19 @@ const work = mkdtempSync(join(tmpdir(), 'gatelab-bench-torch-'));
 const rows: Row[] = [];
 // 1 process on every core (torch's default threads), 1 process on one thread (the per-core view, and what
 // a loaded machine gives), 2 processes under torchrun (which gives each rank OMP_NUM_THREADS=1).
-const configs: { processes: number; threads?: number }[] = [{ processes: 1 }, { processes: 1, threads: 1 }, { processes: 2 }];
-for (const { processes, threads } of configs) {
-  const out = join(work, `p${processes}-t${threads ?? 'default'}.json`);
-  const module = ['-m', 'gatelab_torch.bench', modelDir, out, values.samples, values['response-tokens'], values.steps];
+type Config = { processes: number; threads?: number; samples: string; responseTokens: string; steps: string };
+const usual = { samples: values.samples, responseTokens: values['response-tokens'], steps: values.steps };
+const configs: Config[] = [
+  { processes: 1, ...usual },
+  { processes: 1, threads: 1, ...usual },
+  { processes: 2, ...usual },
+  { processes: 1, threads: 1, samples: values['long-samples'], responseTokens: values['long-response-tokens'], steps: '1' },
+];
+for (const [i, { processes, threads, samples, responseTokens, steps }] of configs.entries()) {
+  const out = join(work, `config-${i}.json`);
+  const module = ['-m', 'gatelab_torch.bench', modelDir, out, samples, responseTokens, steps];
   const args = processes === 1 ? module : ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
-  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''} …`);
+  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''}, ${samples} samples × ${responseTokens} response tokens …`);
   const env = { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '', ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}) };
   const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
   if (result.status !== 0) throw new Error(`the bench at ${processes} process(es) failed (exit ${result.status})`);

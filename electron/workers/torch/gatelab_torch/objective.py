@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .policy import TokenStats
+
 
 @dataclass(frozen=True)
 class Objective:
@@ -53,30 +55,24 @@ class TermSums:
     kl: torch.Tensor
 
 
-def sample_terms(logp: torch.Tensor, *, response_ids: list[int], valid: list[bool], reward: float,
-                 old: list[float], top_ids: list[list[int]], old_top: list[list[float]],
-                 teacher_top: torch.Tensor | None, base_logp: torch.Tensor | None, o: Objective) -> TermSums:
-    """Sums over one sample's valid positions. logp: [n, V] (the policy, with grad); teacher_top: [n, K]
-    or None (no OPD); base_logp: [n, V] or None (no KL)."""
-    dev = logp.device
+def sample_terms(stats: TokenStats, *, valid: list[bool], reward: float, old: list[float], old_top: list[list[float]],
+                 teacher_top: torch.Tensor | None, o: Objective) -> TermSums:
+    """Sums over one sample's valid positions. stats: the policy's log-probs at the sampled and the top-K ids (with
+    grad) and, when the KL term is on, its per-position KL to the base; teacher_top: [n, K] or None (no OPD)."""
+    lp_y, lp_top = stats.sampled, stats.top
+    dev = lp_y.device
     keep = torch.tensor(valid, dtype=torch.bool, device=dev)
-    y = torch.tensor(response_ids, dtype=torch.long, device=dev)
-    lp_y = logp.gather(1, y[:, None])[:, 0]
-    top = torch.tensor(top_ids, dtype=torch.long, device=dev)
-    lp_top = logp.gather(1, top)
     if o.old_logprobs == "actor":
         old_y, old_k = lp_y.detach(), lp_top.detach()
     else:
-        old_y = torch.tensor(old, dtype=logp.dtype, device=dev)
-        old_k = torch.tensor(old_top, dtype=logp.dtype, device=dev)
+        old_y = torch.tensor(old, dtype=lp_y.dtype, device=dev)
+        old_k = torch.tensor(old_top, dtype=lp_y.dtype, device=dev)
     pg = clipped_surrogate(lp_y, old_y, reward, o)[keep].sum()
-    zero = logp.new_zeros(())
+    zero = lp_y.new_zeros(())
     opd = zero
     if teacher_top is not None:
         weight = torch.softmax(old_k, dim=-1)
-        adv = torch.clamp(teacher_top.to(logp.dtype) - old_k, -o.opd_advantage_clamp, o.opd_advantage_clamp) * weight
+        adv = torch.clamp(teacher_top.to(lp_y.dtype) - old_k, -o.opd_advantage_clamp, o.opd_advantage_clamp) * weight
         opd = clipped_surrogate(lp_top, old_k, adv, o).sum(-1)[keep].sum()
-    kl = zero
-    if base_logp is not None:
-        kl = (logp.exp() * (logp - base_logp)).sum(-1)[keep].sum()
+    kl = stats.kl[keep].sum() if stats.kl is not None else zero
     return TermSums(pg=pg, opd=opd, kl=kl)

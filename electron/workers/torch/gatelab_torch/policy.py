@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 import torch
+import torch.utils.checkpoint
 from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -33,6 +34,19 @@ class Sequence_:
 
     prompt_ids: Sequence[int]
     response_ids: Sequence[int]
+
+
+# Response positions whose [positions, vocabulary] logits exist at once (SmolLM2: 256 × 49k × 4 B ≈ 50 MB).
+LOGIT_CHUNK_POSITIONS = 256
+
+
+@dataclass
+class TokenStats:
+    """What the objective reads at each of a row's n response positions (float32; with grad when the adapter is on)."""
+
+    sampled: torch.Tensor  # [n] log-prob of the sampled token
+    top: torch.Tensor  # [n, K] log-probs at the recorded top-K ids
+    kl: torch.Tensor | None  # [n] exact KL(policy ‖ base) over the vocabulary, or None
 
 
 def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
@@ -113,9 +127,9 @@ class Policy:
 
     # ---- log-probs
 
-    def response_logprobs(self, rows: Sequence[Sequence_], temperature: float, *, adapter: bool) -> list[torch.Tensor]:
-        """Per row, [n, V] float32 log_softmax(logits / T) at the positions predicting each response token.
-        One right-padded forward call; the LM head runs on response positions only (memory: n·V, not T·V)."""
+    def _response_hidden(self, rows: Sequence[Sequence_]) -> torch.Tensor:
+        """[N, H]: the last hidden state at every position that predicts a response token, rows concatenated.
+        One right-padded forward call; the graph holds the decoder's activations, never the vocabulary."""
         lengths = [len(r.prompt_ids) + len(r.response_ids) for r in rows]
         width = max(lengths)
         ids = torch.zeros((len(rows), width), dtype=torch.long)
@@ -123,24 +137,74 @@ class Policy:
         for i, r in enumerate(rows):
             ids[i, : lengths[i]] = torch.tensor(list(r.prompt_ids) + list(r.response_ids), dtype=torch.long)
             mask[i, : lengths[i]] = 1
-        ids, mask = ids.to(self.device), mask.to(self.device)
-        decoder = self.causal_lm.get_decoder()
+        hidden = self.causal_lm.get_decoder()(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
+        rows_idx = torch.cat([torch.full((len(r.response_ids),), i, dtype=torch.long) for i, r in enumerate(rows)])
+        cols_idx = torch.cat([torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows])
+        return hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
+
+    def _logp(self, hidden: torch.Tensor, temperature: float) -> torch.Tensor:
+        """[n, V] float32 log_softmax(logits / T); a bf16 base's vocabulary projection runs in fp32, as the engine's log-probs."""
         head = self.causal_lm.get_output_embeddings()
+        if hidden.dtype == torch.float32:
+            logits = head(hidden)
+        else:
+            logits = torch.nn.functional.linear(hidden.float(), head.weight.float(), None if head.bias is None else head.bias.float())
+        return torch.log_softmax(logits / temperature, dim=-1)
 
-        def run() -> list[torch.Tensor]:
-            hidden = decoder(input_ids=ids, attention_mask=mask).last_hidden_state
-            rows_idx = torch.cat([torch.full((len(r.response_ids),), i, dtype=torch.long) for i, r in enumerate(rows)])
-            cols_idx = torch.cat([torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows])
-            picked = hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
-            if picked.dtype == torch.float32:
-                logits = head(picked)
-            else:  # a bf16 base: the vocabulary projection and the softmax in fp32, as the engine's log-probs
-                logits = torch.nn.functional.linear(picked.float(), head.weight.float(), None if head.bias is None else head.bias.float())
-            logits = logits / temperature
-            logp = torch.log_softmax(logits, dim=-1)
-            return list(torch.split(logp, [len(r.response_ids) for r in rows]))
-
+    def response_logprobs(self, rows: Sequence[Sequence_], temperature: float, *, adapter: bool) -> list[torch.Tensor]:
+        """Per row, [n, V] log-probs at the positions predicting each response token (whole distributions: for
+        checks on short rows; the trainer uses response_token_stats, whose memory does not grow with V·n)."""
         if adapter:
-            return run()
-        with torch.no_grad(), self.model.disable_adapter():
-            return [t.detach() for t in run()]
+            logp = self._logp(self._response_hidden(rows), temperature)
+        else:
+            with torch.no_grad(), self.model.disable_adapter():
+                logp = self._logp(self._response_hidden(rows), temperature)
+        return list(torch.split(logp, [len(r.response_ids) for r in rows]))
+
+    def response_token_stats(self, rows: Sequence[Sequence_], temperature: float, top_ids: Sequence[Sequence[Sequence[int]]], *,
+                             adapter: bool, kl_to_base: bool = False, chunk: int = LOGIT_CHUNK_POSITIONS) -> list[TokenStats]:
+        """Per row, what the objective reads at each response position: the sampled token's log-prob, the log-probs
+        at the given top ids and, with kl_to_base, the exact KL(policy ‖ base) over the vocabulary.
+
+        Memory: the [positions, V] logits exist for `chunk` positions at a time, and with the adapter on each chunk
+        is recomputed in the backward pass (activation checkpointing) instead of being kept: a window of 16 turns ×
+        400 tokens on a 49k vocabulary would otherwise hold several 1.3 GB tensors for the backward."""
+        if adapter:
+            hidden = self._response_hidden(rows)
+        else:
+            with torch.no_grad(), self.model.disable_adapter():
+                hidden = self._response_hidden(rows)
+        base_hidden = None
+        if kl_to_base:
+            with torch.no_grad(), self.model.disable_adapter():
+                base_hidden = self._response_hidden(rows)
+        dev = hidden.device
+        sampled_ids = torch.tensor([t for r in rows for t in r.response_ids], dtype=torch.long, device=dev)
+        # K is fixed within a sample, not across a batch: pad to the widest (id 0) and cut each row back after.
+        widths = [len(row[0]) if len(row) > 0 else 0 for row in top_ids]
+        k_max = max(widths, default=0)
+        tops = torch.zeros((len(sampled_ids), k_max), dtype=torch.long)
+        at = 0
+        for row, k in zip(top_ids, widths):
+            if k > 0:
+                tops[at: at + len(row), :k] = torch.tensor([list(r) for r in row], dtype=torch.long)
+            at += len(row)
+        tops = tops.to(dev)
+
+        def stats_of(h: torch.Tensor, base_h: torch.Tensor | None, y: torch.Tensor, top: torch.Tensor):
+            logp = self._logp(h, temperature)
+            kl = (logp.exp() * (logp - self._logp(base_h, temperature))).sum(-1) if base_h is not None else logp.new_zeros(len(y))
+            return logp.gather(1, y[:, None])[:, 0], logp.gather(1, top), kl
+
+        parts = []
+        for at in range(0, hidden.shape[0], chunk):
+            piece = (hidden[at: at + chunk], None if base_hidden is None else base_hidden[at: at + chunk], sampled_ids[at: at + chunk], tops[at: at + chunk])
+            if hidden.requires_grad:
+                parts.append(torch.utils.checkpoint.checkpoint(stats_of, *piece, use_reentrant=False))
+            else:
+                with torch.no_grad():
+                    parts.append(stats_of(*piece))
+        sampled, top, kl = (torch.cat([p[i] for p in parts]) for i in range(3))
+        sizes = [len(r.response_ids) for r in rows]
+        return [TokenStats(sampled=a, top=b[:, :k], kl=c if kl_to_base else None)
+                for a, b, c, k in zip(torch.split(sampled, sizes), torch.split(top, sizes), torch.split(kl, sizes), widths)]

@@ -181,19 +181,19 @@ class LoraTrainer:
             hinted = [(i, p) for i, p in enumerate(group) if p.teacher_prompt_ids is not None]
             if hinted:
                 t_rows = [Sequence_(p.teacher_prompt_ids, p.sample.response_ids) for _, p in hinted]
-                for (i, p), lp in zip(hinted, self.policy.response_logprobs(t_rows, o.temperature, adapter=False)):
-                    teachers[i] = lp.gather(1, torch.tensor(p.sample.top_ids, device=lp.device))
+                t_stats = self.policy.response_token_stats(t_rows, o.temperature, [p.sample.top_ids for _, p in hinted], adapter=False)
+                for (i, _), stats in zip(hinted, t_stats):
+                    teachers[i] = stats.top
             for i, p in enumerate(group):
                 if p.sample.teacher_top_logprobs is not None:
                     teachers[i] = torch.tensor(p.sample.teacher_top_logprobs, dtype=torch.float32, device=self.policy.device)
-            base = self.policy.response_logprobs(rows, o.temperature, adapter=False) if o.kl_coef > 0 else None
-            logps = self.policy.response_logprobs(rows, o.temperature, adapter=True)
-            part = logps[0].new_zeros(())
-            for i, (p, logp) in enumerate(zip(group, logps)):
+            policy_stats = self.policy.response_token_stats(rows, o.temperature, [p.sample.top_ids for p in group], adapter=True,
+                                                            kl_to_base=o.kl_coef > 0)
+            part = policy_stats[0].sampled.new_zeros(())
+            for i, (p, stats) in enumerate(zip(group, policy_stats)):
                 s = p.sample
-                terms = sample_terms(logp, response_ids=s.response_ids, valid=[not f for f in s.forced], reward=s.reward,
-                                     old=s.logprobs, top_ids=s.top_ids, old_top=s.top_logprobs, teacher_top=teachers.get(i),
-                                     base_logp=None if base is None else base[i], o=o)
+                terms = sample_terms(stats, valid=[not f for f in s.forced], reward=s.reward, old=s.logprobs,
+                                     old_top=s.top_logprobs, teacher_top=teachers.get(i), o=o)
                 part = part + o.w_rl * terms.pg + o.w_opd * terms.opd + o.kl_coef * terms.kl
                 sums += torch.stack([terms.pg.detach(), terms.opd.detach(), terms.kl.detach()]).to(torch.float64)
             (part / total_valid).backward()

@@ -112,3 +112,37 @@ def test_two_adamw_steps_with_clipping_match_the_reference(golden):
         want = torch.tensor(v["data"], dtype=torch.float64).view(v["shape"])
         worst = max(worst, rel_err(params[peft_param_name(key)].detach(), want))
     assert worst < REL, f"worst relative adapter error after steps {worst:.2e}"
+
+
+def test_logits_in_chunks_give_the_whole_vocabularys_values_and_gradients(golden):
+    """response_token_stats keeps [positions, V] logits for a chunk at a time and recomputes them in the backward;
+    chunks of 4 positions (every row split across chunks) must give what the whole [n, V] log-probs give. Per
+    position the arithmetic is the same; only how the matmul blocks its rows may change the order of float32
+    sums of length H + V, so the same REL as against float64 holds with room."""
+    trainer = golden_trainer(golden)
+    policy, temp = trainer.policy, golden["objective"]["temperature"]
+    rows = [Sequence_(s["promptIds"], s["responseIds"]) for s in golden["samples"]]
+    tops = [s["topIds"] for s in golden["samples"]]
+
+    def grads_of(total: torch.Tensor) -> list[torch.Tensor]:
+        for p in policy.parameters:
+            p.grad = None
+        total.backward()
+        return [p.grad.clone() for p in policy.parameters]
+
+    whole = policy.response_logprobs(rows, temp, adapter=True)
+    with torch.no_grad():
+        base = policy.response_logprobs(rows, temp, adapter=False)
+    want = []
+    for lp, b, r, t in zip(whole, base, rows, tops):
+        want.append((lp.gather(1, torch.tensor(r.response_ids)[:, None])[:, 0], lp.gather(1, torch.tensor(t)), (lp.exp() * (lp - b)).sum(-1)))
+    want_grads = grads_of(sum(a.sum() + 0.5 * k.sum() + 2.0 * c.sum() for a, k, c in want))
+
+    chunked = policy.response_token_stats(rows, temp, tops, adapter=True, kl_to_base=True, chunk=4)
+    got_grads = grads_of(sum(s.sampled.sum() + 0.5 * s.top.sum() + 2.0 * s.kl.sum() for s in chunked))
+    for s, (a, k, c) in zip(chunked, want):
+        assert rel_err(s.sampled.detach(), a.detach()) < REL
+        assert rel_err(s.top.detach(), k.detach()) < REL
+        assert rel_err(s.kl.detach(), c.detach()) < REL
+    for g, w in zip(got_grads, want_grads):
+        assert rel_err(g, w) < REL
