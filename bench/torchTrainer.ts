@@ -10,7 +10,7 @@
  * Options: --samples N (default 4), --response-tokens N (48), --steps N (3 timed).
  *
  * A fourth row is a long window (--long-samples 16 × --long-response-tokens 400,
- * one step, one thread): the trainer's peak memory where the [positions,
+ * one step and nothing else in its process, one thread): the trainer's peak memory where the [positions,
  * vocabulary] logits would dominate it (the trainer computes them in chunks of
  * positions and recomputes each chunk in the backward pass).
  */
@@ -43,10 +43,11 @@ type Row = {
   sequenceTokensPerStep: number;
   stepSeconds: number;
   tokensPerSecond: number;
-  flopsPerStep: number;
-  achievedFlops: number;
+  /** null on the memory-only row (no flop counter in that process). */
+  flopsPerStep: number | null;
+  achievedFlops: number | null;
   matmulPeakFlops: number;
-  fractionOfPeak: number;
+  fractionOfPeak: number | null;
   peakRssMiBPerProcess: number[];
   gpuMaxAllocatedMiB: number | null;
 };
@@ -64,7 +65,7 @@ const configs: Config[] = [
   { processes: 1, ...usual },
   { processes: 1, threads: 1, ...usual },
   { processes: 2, ...usual },
-  { processes: 1, threads: 1, samples: values['long-samples'], responseTokens: values['long-response-tokens'], steps: '1' },
+  { processes: 1, threads: 1, samples: values['long-samples'], responseTokens: values['long-response-tokens'], steps: '0' },
 ];
 for (const [i, { processes, threads, samples, responseTokens, steps }] of configs.entries()) {
   const out = join(work, `config-${i}.json`);
@@ -77,12 +78,12 @@ for (const [i, { processes, threads, samples, responseTokens, steps }] of config
   rows.push(JSON.parse(readFileSync(out, 'utf8')) as Row);
 }
 
-const g = (x: number) => (x / 1e9).toFixed(1);
+const g = (x: number | null) => (x === null ? '—' : (x / 1e9).toFixed(1));
 console.log('\n| processes | threads/proc | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.processes} | ${r.threadsPerProcess} | ${r.trainedTokensPerStep} (${r.sequenceTokensPerStep} in sequences) | ${r.stepSeconds.toFixed(2)} | ${r.tokensPerSecond.toFixed(1)} | ${g(r.flopsPerStep)} | ${g(r.achievedFlops)} | ${g(r.matmulPeakFlops)} | ${(100 * r.fractionOfPeak).toFixed(1)}% | ${r.peakRssMiBPerProcess.map((m) => m.toFixed(0)).join(', ')} |`,
+    `| ${r.processes} | ${r.threadsPerProcess} | ${r.trainedTokensPerStep} (${r.sequenceTokensPerStep} in sequences) | ${r.stepSeconds.toFixed(2)} | ${r.tokensPerSecond.toFixed(1)} | ${g(r.flopsPerStep)} | ${g(r.achievedFlops)} | ${g(r.matmulPeakFlops)} | ${r.fractionOfPeak === null ? '—' : `${(100 * r.fractionOfPeak).toFixed(1)}%`} | ${r.peakRssMiBPerProcess.map((m) => m.toFixed(0)).join(', ')} |`,
   );
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -3,7 +3,8 @@ torchrun): the time of a real trainer step on SmolLM2-135M-Instruct — policy f
 backward, the hinted-teacher and KL-base forwards, the all-reduce, AdamW — its FLOPs
 (counted by torch.utils.flop_counter on one step), and the matmul peak of these same
 threads measured in the same run (every rank at once, as during the step). Rank 0 writes
-one JSON object to the path given."""
+one JSON object to the path given. With 0 steps it measures memory only: one step and no
+warm-up or flop counter in the process, so its peak resident memory is the step's."""
 
 from __future__ import annotations
 
@@ -64,11 +65,15 @@ def main() -> None:
                   "objective": {"klCoef": 0.1}, "optimizer": {"lr": 1e-5}, "seed": 1, "maxTokensPerCall": 4096})
     t = trainer.trainer
     batch = samples(t.policy.tokenizer, n_samples, response_tokens)
-    t.step(batch, 1e-5)  # warm-up
-    with FlopCounterMode(display=False) as counter:
-        t.step(batch, 1e-5)
-    flops_rank = torch.tensor([float(counter.get_total_flops())], dtype=torch.float64, device=group.device)
-    group.sum_([flops_rank])
+    if steps > 0:
+        t.step(batch, 1e-5)  # warm-up
+        with FlopCounterMode(display=False) as counter:
+            t.step(batch, 1e-5)
+        flops_rank = torch.tensor([float(counter.get_total_flops())], dtype=torch.float64, device=group.device)
+        group.sum_([flops_rank])
+    else:  # memory only: one step, nothing else in the process's peak (no warm-up, no flop counter)
+        flops_rank = None
+        steps = 1
     times = []
     for _ in range(steps):
         if group.world > 1:
@@ -93,8 +98,10 @@ def main() -> None:
             "processes": group.world, "threadsPerProcess": torch.get_num_threads(), "device": str(group.device),
             "samples": len(batch), "trainedTokensPerStep": tokens, "sequenceTokensPerStep": padded,
             "stepSeconds": step_s, "stepSecondsAll": times, "tokensPerSecond": tokens / step_s,
-            "sequenceTokensPerSecond": padded / step_s, "flopsPerStep": float(flops_rank), "achievedFlops": float(flops_rank) / step_s,
-            "matmulPeakFlops": float(peak), "fractionOfPeak": float(flops_rank) / step_s / float(peak),
+            "sequenceTokensPerSecond": padded / step_s,
+            "flopsPerStep": None if flops_rank is None else float(flops_rank),
+            "achievedFlops": None if flops_rank is None else float(flops_rank) / step_s,
+            "matmulPeakFlops": float(peak), "fractionOfPeak": None if flops_rank is None else float(flops_rank) / step_s / float(peak),
             "peakRssMiBPerProcess": [float(r) for r in all_rss], "gpuMaxAllocatedMiB": gpu_mem, "loss": report["loss"],
         }
         with open(out_path, "w") as f:
