@@ -56,8 +56,9 @@ def samples(tok, count: int, response_tokens: int) -> list[dict]:
 
 def main() -> None:
     model_dir, out_path, n_samples, response_tokens, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    checkpointing = "--gradient-checkpointing" in sys.argv[6:]
     group = Group()
-    trainer = TorchTrainer(group, dtype="auto")
+    trainer = TorchTrainer(group, dtype="auto", gradient_checkpointing=checkpointing)
     import tempfile
     store = tempfile.mkdtemp(prefix="gatelab-bench-")
     trainer.init({"modelDir": model_dir, "baseSha256": "0" * 64, "storeDir": store,
@@ -96,6 +97,7 @@ def main() -> None:
         padded = sum(len(t.policy.chat_ids(s["messages"])) + len(s["responseIds"]) for s in batch)
         result = {
             "processes": group.world, "threadsPerProcess": torch.get_num_threads(), "device": str(group.device),
+            "gradientCheckpointing": checkpointing,
             "samples": len(batch), "trainedTokensPerStep": tokens, "sequenceTokensPerStep": padded,
             "stepSeconds": step_s, "stepSecondsAll": times, "tokensPerSecond": tokens / step_s,
             "sequenceTokensPerSecond": padded / step_s,
