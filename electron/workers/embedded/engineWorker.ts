@@ -39,12 +39,12 @@ serveWorker(engineProtocol, {
       throw new WorkerError('not_loaded', `cannot load the model: ${(error as Error).message}`);
     }
     // stderr is the worker's log (the lab keeps its tail and a file of it per run).
-    console.error(`engine: loaded ${modelDir} (base ${engine.model.baseSha256.slice(0, 12)}…) in ${Math.round(performance.now() - started)} ms`);
+    console.error(`loaded ${modelDir} (base ${engine.model.baseSha256.slice(0, 12)}…) in ${Math.round(performance.now() - started)} ms`);
     return engine.info;
   },
   setAdapter: async (ref) => {
     const version = await loaded().setAdapter(ref);
-    console.error(`engine: serving ${version}`);
+    console.error(`serving ${version}`);
     return { version };
   },
   generate: (params, { progress }) => loaded().generate(params, params.stream ? progress : undefined),
