@@ -6,7 +6,8 @@
 // the lab log, with the last lines it wrote to stderr.
 import type { WorkersView, WorkerView } from '../../contract';
 import { readGpuMemory, type GpuMemoryReading } from '../workers/gpuMemory';
-import type { WorkerLifecycleEvent, WorkerRegistry, WorkerSnapshot } from '../workers/workerRegistry';
+import { lifecycleLogLine } from '../workers/lifecycleLogLine';
+import type { WorkerRegistry, WorkerSnapshot } from '../workers/workerRegistry';
 import type { LabEventBus } from './eventBus';
 
 /** Lines of each stream of a worker's log sent to the panel (the registry keeps more). */
@@ -66,29 +67,6 @@ function tailOfEachStream(log: WorkerSnapshot['log']): WorkerSnapshot['log'] {
     if (line.stream === 'stdout' ? out++ < LOG_TAIL_LINES : err++ < LOG_TAIL_LINES) kept.push(line);
   }
   return kept.reverse();
-}
-
-const withoutPrefix = (text: string, prefix: string): string => (text.startsWith(prefix) ? text.slice(prefix.length) : text);
-
-/** One line of the lab log for a worker's exit or restart: the role, the pid, why, and what it said last. */
-export function lifecycleLogLine(event: WorkerLifecycleEvent): { level: 'error' | 'info'; message: string } {
-  const { worker } = event;
-  switch (event.kind) {
-    case 'exited': {
-      const who = `${worker.role} worker${event.pid === null ? '' : ` (pid ${event.pid})`}`;
-      // The supervisor's reason names its worker ("worker engine was killed by SIGKILL"): say it once, by role.
-      const why = withoutPrefix(withoutPrefix(event.reason, `worker ${worker.name} `), `${worker.name} `);
-      const next = event.restarting ? `its supervisor restarts it (restart ${worker.restarts})` : 'not restarted: the worker has failed';
-      const said = event.stderrTail.length === 0 ? 'it wrote nothing to stderr' : `last stderr: ${event.stderrTail.join(' ⏎ ')}`;
-      return { level: 'error', message: `${who} ${why}; ${next}. ${said}` };
-    }
-    case 'restarted':
-      return { level: 'info', message: `${worker.role} worker restarted (restart ${worker.restarts}): pid ${worker.pid ?? 'not known yet'}, ${worker.command ?? ''}`.trim() };
-    default: {
-      const unreachable: never = event;
-      throw new Error(`unknown worker event ${JSON.stringify(unreachable)}`);
-    }
-  }
 }
 
 export function createWorkersFeed(options: WorkersFeedOptions): WorkersFeed {
