@@ -2,13 +2,15 @@
 // record) turned into the contract's WorkersView, with GPU memory read from
 // nvidia-smi for the GPUs the workers are assigned. Changes go out as one
 // `workers.changed` event per burst (a crash and its restart, a run of log
-// lines), never one per line.
+// lines), never one per line. A worker's crash and its restart also go to
+// the lab log, with the last lines it wrote to stderr.
 import type { WorkersView, WorkerView } from '../../contract';
 import { readGpuMemory, type GpuMemoryReading } from '../workers/gpuMemory';
+import { lifecycleLogLine } from '../workers/lifecycleLogLine';
 import type { WorkerRegistry, WorkerSnapshot } from '../workers/workerRegistry';
 import type { LabEventBus } from './eventBus';
 
-/** Lines of each worker's log sent to the panel (the registry keeps more). */
+/** Lines of each stream of a worker's log sent to the panel (the registry keeps more). */
 export const LOG_TAIL_LINES = 40;
 
 export type WorkersFeedOptions = {
@@ -51,8 +53,20 @@ export function workerView(w: WorkerSnapshot, gpu: GpuMemoryReading | null): Wor
     startedAt: w.startedAt === null ? null : iso(w.startedAt),
     stateSince: iso(w.stateSince),
     lastExit: w.lastExit === null ? null : { at: iso(w.lastExit.at), reason: w.lastExit.reason },
-    logTail: w.log.slice(-LOG_TAIL_LINES).map((l) => ({ at: iso(l.at), stream: l.stream, line: l.line })),
+    logTail: tailOfEachStream(w.log).map((l) => ({ at: iso(l.at), stream: l.stream, line: l.line })),
   };
+}
+
+/** The newest LOG_TAIL_LINES of stdout and of stderr, still in the order they were written. */
+function tailOfEachStream(log: WorkerSnapshot['log']): WorkerSnapshot['log'] {
+  let out = 0;
+  let err = 0;
+  const kept: WorkerSnapshot['log'][number][] = [];
+  for (let i = log.length - 1; i >= 0; i -= 1) {
+    const line = log[i] as WorkerSnapshot['log'][number];
+    if (line.stream === 'stdout' ? out++ < LOG_TAIL_LINES : err++ < LOG_TAIL_LINES) kept.push(line);
+  }
+  return kept.reverse();
 }
 
 export function createWorkersFeed(options: WorkersFeedOptions): WorkersFeed {
@@ -95,11 +109,16 @@ export function createWorkersFeed(options: WorkersFeedOptions): WorkersFeed {
   }
 
   const unsubscribe = registry.onChange(schedule);
+  const stopLifecycle = registry.onLifecycle((event) => {
+    const { level, message } = lifecycleLogLine(event);
+    events.log(level, message);
+  });
   return {
     view,
     close() {
       closed = true;
       unsubscribe();
+      stopLifecycle();
       if (timer) clearTimeout(timer);
       if (gpuTimer) clearInterval(gpuTimer);
     },

@@ -45,6 +45,8 @@ export type ComposeOptions = {
   host?: HostGpus;
   /** Where api_key_env names are looked up (process.env by default). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The folder of each worker's whole output (`<role>.log`); absent: only the workers panel's tail is kept. */
+  workerLogDir?: string;
 };
 
 export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends {
@@ -71,10 +73,11 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
     judge: () => createTurnJudge(recipe.judge, { seed: recipe.seed, ...(options.env ? { env: options.env } : {}) }),
     placement: (role) => {
       const runner = recipe.runner;
-      if (runner !== 'local' && (role === 'trainer' || role === 'serving' || role === 'probe') && runner.roles[role]) {
-        return rayPlacement(runner, role, recipe.devices[role]);
-      }
-      return rolePlacement(recipe.devices[role]);
+      const placed =
+        runner !== 'local' && (role === 'trainer' || role === 'serving' || role === 'probe') && runner.roles[role]
+          ? rayPlacement(runner, role, recipe.devices[role])
+          : rolePlacement(recipe.devices[role]);
+      return options.workerLogDir === undefined ? placed : { ...placed, logDir: options.workerLogDir };
     },
   };
 }

@@ -12,6 +12,8 @@ import { RunBusyError } from '../run/runFolder';
 import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { integerOption, parseOptions, requireRunDir } from './cliArgs';
 import { followRun } from './runProgress';
+import { lifecycleLogLine } from '../workers/lifecycleLogLine';
+import { workerRegistry } from '../workers/workerRegistry';
 
 const runUsage = `Usage: gatelab run --recipe FILE [--seed N] [--confirm auto|manual] [--out DIR] [--sessions N] [--arm trained|control]
 
@@ -36,6 +38,8 @@ async function foreground(runDir: string): Promise<number> {
   }
   const control = await startControlServer(run);
   const stopFollowing = followRun(run);
+  // A worker's crash and restart are told here, as the desktop's lab log tells them.
+  const stopWorkerNews = workerRegistry.onLifecycle((event) => process.stderr.write(`${lifecycleLogLine(event).message}\n`));
   const stop = () => {
     process.stderr.write('\nstopping after the session in progress; `gatelab resume` continues the run\n');
     run.requestStop();
@@ -53,6 +57,7 @@ async function foreground(runDir: string): Promise<number> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    stopWorkerNews();
     await control.close();
     await run.close();
   }

@@ -4,6 +4,7 @@
  * host can give it what it asks for. GPUs reach a process only as
  * CUDA_VISIBLE_DEVICES; a role on the CPU sees no GPU at all.
  */
+import path from 'node:path';
 import type { Recipe, WorkerDevice } from '../recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workers/workerRegistry';
 import type { HostGpus } from './hostGpus';
@@ -33,6 +34,8 @@ export type RolePlacement = {
    * engine: call once per engine started).
    */
   serverHost?: () => RemoteServerHost;
+  /** Where the role's worker appends its whole output, as `<role>.log` (the run folder's workers/). */
+  logDir?: string;
 };
 
 export function gpusOf(device: WorkerDevice): number[] {
@@ -60,7 +63,11 @@ export function rolePlacement(device: WorkerDevice): RolePlacement {
 
 /** How the workers panel lists a role's process: its role, and its GPUs when it has any. */
 export function workerDescriptor(role: string, placement: RolePlacement): WorkerDescriptor {
-  return placement.gpus.length > 0 ? { role, gpus: placement.gpus } : { role };
+  return {
+    role,
+    ...(placement.gpus.length > 0 ? { gpus: placement.gpus } : {}),
+    ...(placement.logDir !== undefined ? { logFile: path.join(placement.logDir, `${role}.log`) } : {}),
+  };
 }
 
 /** `1–4`, `0, 2`, `5`: GPU indices as a person reads them. */

@@ -116,9 +116,11 @@ function verifySettings(recipe: Recipe, shape: PolicyShape): VerifySettings {
 }
 
 /** The run's parts as the recipe chooses them (the composition root); a recipe that cannot run here is refused with every reason. */
-function backendsOf(recipe: Recipe, loaded: Pick<LoadedRecipe, 'dir' | 'file'>): RunBackends {
+function backendsOf(recipe: Recipe, loaded: Pick<LoadedRecipe, 'dir' | 'file'>, runDir?: string): RunBackends {
   try {
-    return composeRun(recipe, { resolvePath: (p) => resolveRecipePath(loaded, p), host: thisHost() });
+    // Each worker's whole output goes to the run folder's workers/<role>.log.
+    const logs = runDir === undefined ? {} : { workerLogDir: path.join(runDir, 'workers') };
+    return composeRun(recipe, { resolvePath: (p) => resolveRecipePath(loaded, p), host: thisHost(), ...logs });
   } catch (error) {
     if (error instanceof BackendUnavailableError) throw new RunNotRunnableError(loaded.file, error.reasons);
     throw error;
@@ -166,7 +168,7 @@ export class LiveRun {
       if (journal.droppedTornLine) options.onLog?.('the journal ended in a torn line (a crash mid-write); it was dropped');
       const recipe = recipeSchema.parse(started.recipe);
       const loaded = { file: started.recipeFile, dir: path.dirname(started.recipeFile) };
-      const backends = backendsOf(recipe, loaded);
+      const backends = backendsOf(recipe, loaded, runDir);
       const shape = policyShape(await readPolicyConfig(path.join(backends.policy.modelDir, 'config.json')));
       const verify = verifySettings(recipe, shape);
       const tasks = await loadRunTasks({ ...loaded, recipe });

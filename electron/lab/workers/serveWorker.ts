@@ -120,6 +120,7 @@ export function serveWorker<P extends RpcProtocol>(protocol: P, handlers: Handle
   };
 
   channel.onParentGone(() => {
+    console.error('worker: the lab is gone (its channel closed): exiting');
     void exit(0);
   });
 
@@ -156,6 +157,8 @@ export function serveWorker<P extends RpcProtocol>(protocol: P, handlers: Handle
     } catch (error) {
       const code = error instanceof WorkerError ? error.code : 'internal';
       const message = error instanceof Error ? error.message : String(error);
+      // The answer tells the caller; the log keeps it for a person reading the worker's output.
+      console.error(`worker: ${method} failed (${code}): ${message}`);
       channel.send({ id, error: { code, message } });
     }
   }

@@ -10,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { ExitSignal, reportExitAfterOutput } from './workerProcess';
+import { watchGroup } from './processGroupReaper';
 
 export type ServerLaunchSpec = {
   /** The supervisor's name, in logs and errors. */
@@ -62,15 +64,20 @@ export function launchLocalServer(spec: ServerLaunchSpec): ServerProcess {
       child.kill(sig);
     }
   };
-  // Its own process group also means it would outlive the lab: when the lab exits without stopping it, kill it.
+  // Its own process group also means it would outlive the lab: when the lab exits without stopping it, kill it;
+  // when the lab dies without a chance to (SIGKILL), the group watcher does.
+  watchGroup(child);
   const killOnExit = () => signal('SIGKILL');
   process.on('exit', killOnExit);
   if (child.pid !== undefined && spec.nice) setPriority(child.pid, spec.nice);
   forward(child.stdout, 'stdout', spec.onLine);
   forward(child.stderr, 'stderr', spec.onLine);
+  const exit = new ExitSignal();
+  // Reported once its output is read to the end (bounded), so a crash comes with its last lines.
+  reportExitAfterOutput(child, exit);
   const exited = new Promise<string>((resolve) => {
     child.once('error', (error) => resolve(`cannot start ${spec.command}: ${error.message}`));
-    child.once('exit', (code, sig) => resolve(`${spec.name} exited (${sig ?? `code ${code}`})`));
+    exit.on(({ code, signal: sig }) => resolve(`${spec.name} exited (${sig ?? `code ${code}`})`));
   });
   void exited.then(() => process.off('exit', killOnExit));
   return {

@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { WorkerEntry } from './workerEntry';
 import type { RequestMessage } from './workerMessages';
 import { utilityProcessFork } from './utilityProcessHost';
+import { watchGroup } from './processGroupReaper';
 
 /** Tells the worker which channel to listen on (read by serveWorker). */
 export const WORKER_CHANNEL_ENV = 'GATELAB_WORKER_CHANNEL';
@@ -92,6 +93,22 @@ export class ExitSignal {
   }
 }
 
+/** How long an exit waits for the rest of the process's output (a grandchild may hold its pipes open). */
+export const OUTPUT_DRAIN_MS = 2000;
+
+/**
+ * Reports the exit once the process's stdout and stderr are read to their end
+ * (Node's 'close'), so whoever hears of a crash already has its last lines.
+ * A helper process that inherited the pipes could hold 'close' back for as
+ * long as it lives: then the exit goes out OUTPUT_DRAIN_MS after the process ended.
+ */
+export function reportExitAfterOutput(child: ChildProcess, exit: ExitSignal): void {
+  child.once('exit', (code, signal) => {
+    setTimeout(() => exit.fire({ code, signal }), OUTPUT_DRAIN_MS).unref();
+  });
+  child.once('close', (code: number | null, signal: NodeJS.Signals | null) => exit.fire({ code, signal }));
+}
+
 function launchChild(
   command: string,
   args: readonly string[],
@@ -105,7 +122,13 @@ function launchChild(
     stdio: channel === 'ipc' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
     shell: false,
     windowsHide: true,
+    // Its own process group: a Ctrl-C at the terminal reaches the lab alone, which stops its workers
+    // in order (a probe in flight is not cut off and its candidate not failed for it). It still dies
+    // with the lab: its IPC channel or stdin ends (serveWorker, the torch worker), and the group
+    // watcher stops whatever is left of its group once the lab is gone, even killed.
+    detached: true,
   });
+  watchGroup(child);
   const exit = new ExitSignal();
   const messageListeners: Array<(message: unknown) => void> = [];
   const deliver = (message: unknown) => {
@@ -117,7 +140,7 @@ function launchChild(
     if (child.pid === undefined) exit.fire({ code: null, signal: null, error: error.message });
     else options.onLog?.(`[${options.name}] process error: ${error.message}`, 'stderr');
   });
-  child.on('exit', (code, signal) => exit.fire({ code, signal }));
+  reportExitAfterOutput(child, exit);
   forwardLines(child.stderr, 'stderr', options.onLog);
 
   if (channel === 'ipc') {

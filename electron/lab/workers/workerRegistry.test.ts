@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { echoProtocol } from './testing/echoProtocol';
 import { SupervisedWorker } from './supervisedWorker';
 import { holdRestartsFromEnv, releaseFileName } from './restartHold';
 import { sourceWorkerEntry } from './workerEntry';
-import { describeCommand, LOG_LINE_CHARS, LOG_LINES_KEPT, WorkerRegistry, type WorkerSnapshot } from './workerRegistry';
+import { describeCommand, LOG_LINE_CHARS, LOG_LINES_KEPT, WorkerRegistry, type WorkerLifecycleEvent, type WorkerSnapshot } from './workerRegistry';
 
 const echoSource = fileURLToPath(new URL('./testing/echoWorker.ts', import.meta.url));
 const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
@@ -62,12 +62,70 @@ describe('the worker registry (unit)', () => {
     for (let i = 0; i < LOG_LINES_KEPT + 5; i++) reporter.log(`line ${i}`, 'stderr');
     reporter.log('x'.repeat(LOG_LINE_CHARS + 10), 'stdout');
     const { log } = only(registry);
-    expect(log).toHaveLength(LOG_LINES_KEPT);
-    expect(log[0]!.line).toBe('line 6');
+    // Each stream keeps its own LOG_LINES_KEPT: the one stdout line does not push a stderr line out.
+    expect(log).toHaveLength(LOG_LINES_KEPT + 1);
+    expect(log[0]!.line).toBe('line 5');
     expect(log.at(-1)!.line).toHaveLength(LOG_LINE_CHARS + 1);
+    expect(log.at(-1)!.stream).toBe('stdout');
     expect(changes).toBeGreaterThan(LOG_LINES_KEPT);
     reporter.remove();
     expect(registry.list()).toEqual([]);
+  });
+
+  it('keeps the last stderr lines however much the worker prints on stdout, in the order written', () => {
+    const registry = new WorkerRegistry();
+    const reporter = registry.register('serving-engine', { role: 'serving' });
+    reporter.log('fatal: out of memory', 'stderr');
+    for (let i = 0; i < 3 * LOG_LINES_KEPT; i++) reporter.log(`GET /health 200 (${i})`, 'stdout');
+    reporter.log('last words', 'stderr');
+    const { log } = only(registry);
+    expect(log.filter((l) => l.stream === 'stdout')).toHaveLength(LOG_LINES_KEPT);
+    expect(log[0]!.line).toBe('fatal: out of memory');
+    expect(log[1]!.line).toBe(`GET /health 200 (${2 * LOG_LINES_KEPT})`);
+    expect(log.at(-1)!.line).toBe('last words');
+    expect(log.map((l) => l.seq)).toEqual([...log.map((l) => l.seq)].sort((a, b) => a - b));
+  });
+
+  it('tells its lifecycle listeners of each exit, with the last stderr lines, and of the restart after it', () => {
+    const registry = new WorkerRegistry();
+    const events: WorkerLifecycleEvent[] = [];
+    registry.onLifecycle((e) => events.push(e));
+    const reporter = registry.register('engine', { role: 'probe' });
+    reporter.launched({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/engine.js'], env: {} }, 100);
+    for (let i = 0; i < 8; i++) reporter.log(`stderr ${i}`, 'stderr');
+    reporter.log('on stdout', 'stdout');
+    reporter.exited('worker engine was killed by SIGKILL', true);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: 'exited', pid: 100, reason: 'worker engine was killed by SIGKILL', restarting: true, stderrTail: ['stderr 3', 'stderr 4', 'stderr 5', 'stderr 6', 'stderr 7'] });
+    reporter.launched({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/engine.js'], env: {} }, 101);
+    expect(events[1]).toMatchObject({ kind: 'restarted', worker: { role: 'probe', pid: 101, restarts: 1 } });
+    // Only a launch after a crash is a restart.
+    reporter.launched({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/engine.js'], env: {} }, 102);
+    expect(events).toHaveLength(2);
+    reporter.exited('worker engine exited with code 1', false);
+    expect(events[2]).toMatchObject({ kind: 'exited', pid: 102, restarting: false });
+  });
+
+  it('appends the whole output, each start and each exit to the worker\'s log file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-registry-log-'));
+    try {
+      const logFile = path.join(dir, 'workers', 'trainer.log');
+      const registry = new WorkerRegistry(() => Date.parse('2026-01-02T03:04:05.000Z'));
+      const reporter = registry.register('trainer', { role: 'trainer', logFile });
+      reporter.launched({ kind: 'process', command: '/venv/bin/python', args: ['-m', 'gatelab_torch', '--token', 'secret'], env: {} }, 7);
+      for (let i = 0; i < LOG_LINES_KEPT + 10; i++) reporter.log(`step ${i}`, 'stderr');
+      reporter.exited('worker trainer exited with code 1', true);
+      reporter.remove();
+      const lines = (await readFile(logFile, 'utf8')).trim().split('\n');
+      expect(lines[0]).toBe('--- 2026-01-02T03:04:05.000Z trainer: started pid 7: python -m gatelab_torch ---');
+      expect(lines[1]).toBe('2026-01-02T03:04:05.000Z stderr step 0');
+      // More than the tail keeps: every line.
+      expect(lines).toHaveLength(LOG_LINES_KEPT + 12);
+      expect(lines.at(-1)).toBe('--- 2026-01-02T03:04:05.000Z trainer: worker trainer exited with code 1; restarting ---');
+      expect(lines.join('\n')).not.toContain('secret');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('names the program and its script or module, never the other arguments', () => {
@@ -106,6 +164,10 @@ describe('SupervisedWorker reports into the registry (real processes)', () => {
         release = resolve;
       });
     });
+    const exits: Array<{ pid: number | null; stderrTail: readonly string[] }> = [];
+    registry.onLifecycle((e) => {
+      if (e.kind === 'exited') exits.push({ pid: e.pid, stderrTail: e.stderrTail });
+    });
     const worker = supervised(registry, { role: 'serving' });
     await worker.start();
     const first = worker.pid!;
@@ -114,8 +176,9 @@ describe('SupervisedWorker reports into the registry (real processes)', () => {
     await expect.poll(() => held.length).toBe(1);
     const during = only(registry);
     expect(during).toMatchObject({ state: 'restarting', pid: null, restarts: 1, lastExit: { reason: 'worker echo exited with code 3' } });
-    // stderr may arrive after the exit event: wait for the line, not for a time.
-    await expect.poll(() => only(registry).log.map((l) => l.line)).toContain('about to crash on purpose');
+    // The exit is reported once the process's output has been read to its end: its last words are in the tail.
+    expect(only(registry).log.map((l) => l.line)).toContain('about to crash on purpose');
+    expect(exits).toEqual([{ pid: first, stderrTail: ['about to crash on purpose'] }]);
     const back = worker.call('echo', { text: 'back' });
     release();
     const { pid } = await back;

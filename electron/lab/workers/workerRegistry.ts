@@ -14,7 +14,9 @@
  */
 import { getPriority } from 'node:os';
 import path from 'node:path';
+import { LineRing } from './lineRing';
 import type { WorkerEntry } from './workerEntry';
+import { WorkerLogFile } from './workerLogFile';
 
 /** A supervisor's states (supervisedWorker.ts); spelled here so the registry does not import the supervisor. */
 export type RegisteredState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
@@ -25,9 +27,20 @@ export interface WorkerDescriptor {
   readonly role: string;
   /** GPU indices from the recipe's device map (CUDA_VISIBLE_DEVICES); absent: the worker runs on the CPU. */
   readonly gpus?: readonly number[];
+  /**
+   * Where the worker's whole output is appended (the run folder's
+   * `workers/<role>.log`), with each start and exit; absent: only the tail is kept.
+   */
+  readonly logFile?: string;
 }
 
-export type WorkerLogLine = { readonly at: number; readonly stream: 'stdout' | 'stderr'; readonly line: string };
+export type WorkerLogLine = {
+  readonly at: number;
+  readonly stream: 'stdout' | 'stderr';
+  readonly line: string;
+  /** Its place in the worker's output, across both streams: how the two tails merge back in order. */
+  readonly seq: number;
+};
 
 /** One worker as the registry holds it at one instant. */
 export interface WorkerSnapshot {
@@ -51,8 +64,26 @@ export interface WorkerSnapshot {
   readonly startedAt: number | null;
   readonly stateSince: number;
   readonly lastExit: { readonly at: number; readonly reason: string } | null;
+  /** The newest lines of each stream (LOG_LINES_KEPT of each), merged in the order they were written. */
   readonly log: readonly WorkerLogLine[];
 }
+
+/**
+ * What befell a worker's process, for whoever tells a person (the lab log):
+ * an exit (a crash when the supervisor did not stop it) with the last lines
+ * it wrote to stderr, and each process a supervisor started after one.
+ */
+export type WorkerLifecycleEvent =
+  | {
+      readonly kind: 'exited';
+      readonly worker: WorkerSnapshot;
+      /** The pid of the process that is gone (the snapshot's is already cleared). */
+      readonly pid: number | null;
+      readonly reason: string;
+      readonly restarting: boolean;
+      readonly stderrTail: readonly string[];
+    }
+  | { readonly kind: 'restarted'; readonly worker: WorkerSnapshot };
 
 /** Resolves when a held restart may go ahead; `cancelled` aborts when the worker is shut down meanwhile. */
 export type RestartHold = (worker: WorkerSnapshot, cancelled: AbortSignal) => Promise<void>;
@@ -73,14 +104,21 @@ export interface WorkerReporter {
   remove(): void;
 }
 
-/** Lines kept per worker; the panel shows the tail. */
+/** Lines kept per worker and stream (a chatty stdout never pushes stderr's last words out); the panel shows the tail. */
 export const LOG_LINES_KEPT = 200;
+/** Lines of stderr quoted with a crash. */
+export const CRASH_TAIL_LINES = 5;
 /** A longer line is cut (a worker that prints a tensor must not fill the registry). */
 export const LOG_LINE_CHARS = 500;
 
 type MutableRecord = {
-  -readonly [K in keyof WorkerSnapshot]: WorkerSnapshot[K];
-} & { log: WorkerLogLine[] };
+  -readonly [K in keyof Omit<WorkerSnapshot, 'log'>]: WorkerSnapshot[K];
+} & { readonly out: LineRing<WorkerLogLine>; readonly err: LineRing<WorkerLogLine> };
+
+/** Both streams' tails as one, in the order the lines were written. */
+function mergedLog(r: MutableRecord): WorkerLogLine[] {
+  return [...r.out.toArray(), ...r.err.toArray()].sort((a, b) => a.seq - b.seq);
+}
 
 /** Program and script/module of an entry, for a person; never the other arguments. */
 export function describeCommand(entry: WorkerEntry): string {
@@ -118,7 +156,9 @@ function niceOfProcess(pid: number | null): number | null {
 export class WorkerRegistry {
   private readonly records = new Map<string, MutableRecord>();
   private readonly listeners = new Set<() => void>();
+  private readonly lifecycleListeners = new Set<(event: WorkerLifecycleEvent) => void>();
   private next = 1;
+  private nextLine = 0;
   private hold: RestartHold | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -140,10 +180,15 @@ export class WorkerRegistry {
       startedAt: null,
       stateSince: this.now(),
       lastExit: null,
-      log: [],
+      out: new LineRing(LOG_LINES_KEPT),
+      err: new LineRing(LOG_LINES_KEPT),
     };
     this.records.set(id, record);
     this.changed();
+    const file = descriptor?.logFile === undefined ? undefined : new WorkerLogFile(descriptor.logFile);
+    const mark = (what: string) => file?.write(`--- ${new Date(this.now()).toISOString()} ${record.name}: ${what} ---`);
+    /** Set by a crash the supervisor restarts from: its next launch is the restart. */
+    let restartDue = false;
     /** Lets a held restart go when its worker is shut down meanwhile. */
     let releaseHeld: (() => void) | undefined;
     const shutDown = new AbortController();
@@ -153,7 +198,12 @@ export class WorkerRegistry {
         record.command = label === undefined ? describeCommand(entry) : `${label}: ${describeCommand(entry)}`;
         record.pid = pid ?? null;
         record.startedAt = this.now();
+        mark(`started ${pid === undefined ? (label ?? 'a process') : `pid ${pid}`}: ${record.command}`);
         this.changed();
+        if (restartDue) {
+          restartDue = false;
+          this.announce({ kind: 'restarted', worker: this.snapshotOf(record) });
+        }
       },
       pidKnown: (pid) => {
         if (record.pid === pid) return;
@@ -167,15 +217,22 @@ export class WorkerRegistry {
         this.changed();
       },
       exited: (reason, restarting) => {
+        const pid = record.pid;
         record.lastExit = { at: this.now(), reason };
         record.pid = null;
         record.startedAt = null;
         if (restarting) record.restarts += 1;
+        restartDue = restarting;
+        mark(`${reason}${restarting ? '; restarting' : ''}`);
         this.changed();
+        const stderrTail = record.err.last(CRASH_TAIL_LINES).map((l) => l.line);
+        this.announce({ kind: 'exited', worker: this.snapshotOf(record), pid, reason, restarting, stderrTail });
       },
       log: (line, stream) => {
-        record.log.push({ at: this.now(), stream, line: line.length > LOG_LINE_CHARS ? `${line.slice(0, LOG_LINE_CHARS)}…` : line });
-        if (record.log.length > LOG_LINES_KEPT) record.log.splice(0, record.log.length - LOG_LINES_KEPT);
+        const at = this.now();
+        file?.write(`${new Date(at).toISOString()} ${stream} ${line}`);
+        const kept = { at, stream, line: line.length > LOG_LINE_CHARS ? `${line.slice(0, LOG_LINE_CHARS)}…` : line, seq: this.nextLine++ };
+        (stream === 'stderr' ? record.err : record.out).push(kept);
         this.changed();
       },
       beforeRestart: () => {
@@ -189,6 +246,7 @@ export class WorkerRegistry {
       remove: () => {
         shutDown.abort();
         releaseHeld?.();
+        file?.close();
         if (this.records.delete(id)) this.changed();
       },
     };
@@ -206,6 +264,15 @@ export class WorkerRegistry {
   }
 
   /**
+   * Called at each exit of a worker's process and each restart after one
+   * (synchronously, after the change listeners).
+   */
+  onLifecycle(listener: (event: WorkerLifecycleEvent) => void): () => void {
+    this.lifecycleListeners.add(listener);
+    return () => this.lifecycleListeners.delete(listener);
+  }
+
+  /**
    * Makes every restart wait for `hook` (a test's barrier: it sees the
    * crashed worker while its restart is held, then lets it go). Undefined
    * lifts the hold.
@@ -215,7 +282,18 @@ export class WorkerRegistry {
   }
 
   private snapshotOf(r: MutableRecord): WorkerSnapshot {
-    return { ...r, nice: niceOfProcess(r.pid), gpus: r.gpus === null ? null : [...r.gpus], log: [...r.log] };
+    const { out: _out, err: _err, ...rest } = r;
+    return { ...rest, nice: niceOfProcess(r.pid), gpus: r.gpus === null ? null : [...r.gpus], log: mergedLog(r) };
+  }
+
+  private announce(event: WorkerLifecycleEvent): void {
+    for (const listener of this.lifecycleListeners) {
+      try {
+        listener(event);
+      } catch {
+        // One broken listener must not stop the supervisor that reported.
+      }
+    }
   }
 
   private changed(): void {

@@ -30,6 +30,7 @@ serveWorker(engineProtocol, {
     // One model per process: a second load of the same directory is a no-op.
     if (engine && engine.model.dir === modelDir) return engine.info;
     if (engine) throw new WorkerError('bad_request', `already serving ${engine.model.dir}; start another worker for ${modelDir}`);
+    const started = performance.now();
     loading ??= Engine.load(modelDir, maxBatch === undefined ? {} : { maxBatch });
     try {
       engine = await loading;
@@ -37,9 +38,15 @@ serveWorker(engineProtocol, {
       loading = undefined;
       throw new WorkerError('not_loaded', `cannot load the model: ${(error as Error).message}`);
     }
+    // stderr is the worker's log (the lab keeps its tail and a file of it per run).
+    console.error(`loaded ${modelDir} (base ${engine.model.baseSha256.slice(0, 12)}…) in ${Math.round(performance.now() - started)} ms`);
     return engine.info;
   },
-  setAdapter: async (ref) => ({ version: await loaded().setAdapter(ref) }),
+  setAdapter: async (ref) => {
+    const version = await loaded().setAdapter(ref);
+    console.error(`serving ${version}`);
+    return { version };
+  },
   generate: (params, { progress }) => loaded().generate(params, params.stream ? progress : undefined),
   countPromptTokens: ({ messages }) => ({ tokens: loaded().countPromptTokens(messages) }),
   // Before load the engine answers, but says it is not ready.

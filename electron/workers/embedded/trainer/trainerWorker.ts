@@ -101,6 +101,8 @@ serveWorker(
           candidates: new CandidateTrainer(trainer, store, base),
           rewardInverted: new RewardInvertedRounds(model, settings, store, base),
         };
+        // stderr is the worker's log (the lab keeps its tail and a file of it per run).
+        console.error(`loaded ${params.modelDir} (base ${model.baseSha256.slice(0, 12)}…), LoRA rank ${settings.rank} with ${lora.parameterCount} parameters`);
         return { baseSha256: model.baseSha256, parameterCount: lora.parameterCount, step: 0 };
       }),
 
@@ -130,6 +132,7 @@ serveWorker(
           restored = 'adapter';
         }
         s.candidates = new CandidateTrainer(trainer, s.store, s.base, stored.manifest.dataRange);
+        console.error(`restored ${version} at step ${trainer.steps} (${restored === 'checkpoint' ? 'weights and optimizer moments' : 'weights, fresh optimizer moments'})`);
         return { step: trainer.steps, restored };
       }),
 
@@ -143,6 +146,7 @@ serveWorker(
             format: CHECKPOINT_FORMAT,
             files: checkpointFiles(s.candidates.trainer),
           });
+          console.error(`step ${report.step}: ${report.samples} samples, ${report.tokens} tokens, loss ${report.loss.toFixed(4)}, ${report.seconds.toFixed(1)} s → ${candidate.version}`);
           return {
             report: { ...report, sessionRange: [...report.sessionRange], graphCalls: [...report.graphCalls] },
             candidate: { version: candidate.version, sha256: candidate.sha256, path: candidate.path, manifestPath: candidate.manifestPath },

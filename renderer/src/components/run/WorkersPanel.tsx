@@ -140,7 +140,7 @@ export function WorkersPanel({ heldBy }: { heldBy: number | null }) {
                         {worker.logTail.length === 0
                           ? '(nothing written yet)'
                           : worker.logTail.map((line, i) => (
-                              <span key={i} className={line.stream}>
+                              <span key={i} className={line.stream} title={`written to ${line.stream}`}>
                                 {line.at.slice(11, 19)} {line.line}
                                 {'\n'}
                               </span>
