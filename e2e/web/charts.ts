@@ -90,3 +90,35 @@ export async function pngRightEdgeInk(page: Page, png: Buffer, columns = 4): Pro
     { base64: png.toString('base64'), columns },
   );
 }
+
+/**
+ * Every text of an exported SVG document that is not wholly inside it, the
+ * document drawn on a blank page of its own (as a file opened in a browser,
+ * with no page styles or policy of the app's around it): empty when its
+ * title, legend and labels all fit. Also returns its size, which its PNG is
+ * drawn at (×2).
+ */
+export async function svgTextsOutside(page: Page, svg: string): Promise<{ width: number; height: number; outside: string[]; texts: string[] }> {
+  const blank = await page.context().newPage();
+  try {
+    await blank.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+    return await blank.evaluate(() => {
+      const root = document.querySelector('svg');
+      if (root === null) return { width: 0, height: 0, outside: ['no svg in the export'], texts: [] };
+      const box = root.getBoundingClientRect();
+      const outside: string[] = [];
+      const texts: string[] = [];
+      for (const text of root.querySelectorAll('text')) {
+        const t = text.getBoundingClientRect();
+        if (t.width === 0 && t.height === 0) continue;
+        texts.push(text.textContent ?? '');
+        if (t.left < box.left - 0.5 || t.right > box.right + 0.5 || t.top < box.top - 0.5 || t.bottom > box.bottom + 0.5) {
+          outside.push(`"${text.textContent ?? ''}" spans x ${Math.round(t.left - box.left)}…${Math.round(t.right - box.left)} of ${Math.round(box.width)}`);
+        }
+      }
+      return { width: Math.round(box.width), height: Math.round(box.height), outside, texts };
+    });
+  } finally {
+    await blank.close();
+  }
+}

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { decideAfterLastSession } from '../../electron/lab/app/testing/decidedAfterLastSession';
 import { writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
 import { FIXTURE_DIR, REFERENCE_ID, REPO_ROOT, SCREENSHOT_DIR } from '../paths';
-import { clippedChartTexts, download, dragAcross, pngRightEdgeInk, sessionPoint } from './charts';
+import { clippedChartTexts, download, dragAcross, pngRightEdgeInk, sessionPoint, svgTextsOutside } from './charts';
 import { expect, test } from './runLab';
 import { shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
@@ -39,7 +39,15 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
       await expect(chart.locator('[data-marker-label="This run: adapted @20"]')).toBeVisible();
       expect(await clippedChartTexts(card), `at ${width} px, zoomed to 5–21`).toEqual([]);
       const png = await download(page, page.getByTestId('export-png'));
-      expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `the PNG at ${width} px`).toEqual([]);
+      const pixels = await pngRightEdgeInk(page, png.bytes);
+      expect(pixels.inkRows, `the PNG at ${width} px`).toEqual([]);
+      // The SVG export is the document the PNG is drawn from: every text inside it, the PNG at twice its size.
+      const svg = await download(page, page.getByTestId('export-svg'));
+      expect(svg.name).toBe('curve.csv-curve.svg');
+      const document = await svgTextsOutside(page, svg.bytes.toString('utf8'));
+      expect(document.outside, `the SVG at ${width} px`).toEqual([]);
+      expect(document.texts).toEqual(expect.arrayContaining(['This run: adapted @20', 'Accept (rolling 10)', 'Reef gated run · Qwen3.5-9B · 2026-09-14: accept']));
+      expect([pixels.width, pixels.height]).toEqual([document.width * 2, document.height * 2]);
       if (width === SMALL_WINDOW.width) {
         await shootBothThemes(page, 'web-curve-markers-right-edge', async () => {
           await card.scrollIntoViewIfNeeded();
@@ -155,6 +163,7 @@ test.describe('a run whose serving moved after its last session (browser mode, C
       expect(await clippedChartTexts(card), `at ${width} px`).toEqual([]);
       const png = await download(page, card.getByTestId('export-png'));
       expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `the PNG at ${width} px`).toEqual([]);
+      await writeFile(join(SCREENSHOT_DIR, `web-exported-run-curve-${width}.png`), png.bytes); // to look at
     }
     await shootBothThemes(page, 'web-run-curve-late-decisions', async () => {
       await card.scrollIntoViewIfNeeded();
@@ -184,6 +193,12 @@ test.describe('a run whose serving moved after its last session (browser mode, C
       expect(await clippedChartTexts(view), `at ${width} px`).toEqual([]);
       const png = await download(page, view.getByTestId('export-png'));
       expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `the compare PNG at ${width} px`).toEqual([]);
+      await writeFile(join(SCREENSHOT_DIR, `web-exported-compare-${width}.png`), png.bytes); // to look at
+      // Its title whole and all three runs in its legend.
+      const document = await svgTextsOutside(page, (await download(page, view.getByTestId('export-svg'))).bytes.toString('utf8'));
+      expect(document.outside, `the compare SVG at ${width} px`).toEqual([]);
+      expect(document.texts).toEqual(expect.arrayContaining(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID]));
+      expect(document.texts.join(' ')).toContain('smoothing: rolling 10 (curve.csv\'s columns)');
     }
     await page.setViewportSize(SMALL_WINDOW);
 

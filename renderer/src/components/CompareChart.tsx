@@ -122,7 +122,6 @@ export function CompareChart({
 
   return (
     <div className="curve-chart-block">
-      {compact && <h4 className="chart-title">{rate.label} rate</h4>}
       <ChartToolbar
         zoom={zoom}
         onReset={() => onZoom(null)}
@@ -131,6 +130,7 @@ export function CompareChart({
         onCsv={() => saveFile(`compare-${fileStem(rate.label)}.csv`, compareCsv(runs.map((run) => ({ label: run.label, rows: run.sessions })), rate, smoothing, sessions))}
         disabled={shown.length === 0}
         problem={exporter.problem}
+        title={compact ? `${rate.label} rate` : undefined}
         range={
           !compact && first !== undefined && last !== undefined && first < last ? (
             <RangeControl first={first} last={last} zoom={zoom} onZoom={onZoom} yRange={yRange} onYRange={setYRange} />

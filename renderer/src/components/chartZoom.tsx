@@ -51,6 +51,7 @@ export function ChartToolbar({
   problem,
   range,
   note,
+  title,
 }: {
   zoom: Zoom | null;
   onReset: () => void;
@@ -63,6 +64,8 @@ export function ChartToolbar({
   range?: ReactNode | null;
   /** A line about what the chart does not show (markers outside the sessions in view). */
   note?: string | null;
+  /** The chart's name, where a control above several charts sets their ranges. */
+  title?: string;
 }) {
   return (
     <div className="chart-toolbar">
@@ -71,7 +74,7 @@ export function ChartToolbar({
           {zoom === null ? 'Drag across the chart to zoom into sessions.' : `Sessions ${zoom.from}–${zoom.to}`}
         </span>
       ) : range === null ? (
-        <span className="toolbar-spacer" />
+        <span className="toolbar-spacer">{title !== undefined && <h4 className="chart-title">{title}</h4>}</span>
       ) : (
         <>
           {range}
