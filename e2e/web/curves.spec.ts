@@ -171,7 +171,7 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     expect(problems).toEqual([]);
   });
 
-  test('compare: three runs overlaid and side by side per metric, a table of the runs, nothing cut in the view or the PNG', async ({ page, runLab }) => {
+  test('compare: four runs (one picked as a folder, with its journal) overlaid and side by side per metric, a table of the runs, nothing cut in the view or the PNG', async ({ page, runLab }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     await page.getByTestId('tab-viewer').click();
@@ -183,7 +183,10 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     await page.getByTestId('compare-path').fill(join(runLab.runsDir, RUN_ID));
     await page.getByRole('button', { name: 'Add path' }).click();
     await expect(view).toHaveAttribute('data-runs', '3');
-    await expect(view.locator('.compare-label')).toHaveText(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID]);
+    // The same run folder picked with the folder picker: its journal travels with its curve.
+    await page.getByTestId('compare-folder-input').setInputFiles(join(runLab.runsDir, RUN_ID));
+    await expect(view).toHaveAttribute('data-runs', '4');
+    await expect(view.locator('.compare-label')).toHaveText(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID, `${RUN_ID} (2)`]);
 
     // Overlaid: one chart, every run; its PNG keeps the whole title and every legend entry.
     const overlaid = page.getByTestId('compare-chart');
@@ -197,27 +200,28 @@ test.describe('a run whose serving moved after its last session (browser mode, C
       // Its title whole and all three runs in its legend.
       const document = await svgTextsOutside(page, (await download(page, view.getByTestId('export-svg'))).bytes.toString('utf8'));
       expect(document.outside, `the compare SVG at ${width} px`).toEqual([]);
-      expect(document.texts).toEqual(expect.arrayContaining(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID]));
+      expect(document.texts).toEqual(expect.arrayContaining(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID, `${RUN_ID} (2)`]));
       expect(document.texts.join(' ')).toContain('smoothing: rolling 10 (curve.csv\'s columns)');
     }
     await page.setViewportSize(SMALL_WINDOW);
 
     // The table of the runs: recipe, seed, arm (from the run's journal; "—" for a curve without one), adaptation, accepted.
     const rows = page.getByTestId('compare-table').locator('tbody tr');
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
     const cells = async (i: number) => rows.nth(i).locator('td').allTextContents();
     expect(await cells(0)).toEqual(['Reef gated run · Qwen3.5-9B · 2026-09-14', '—', '—', '—', 'never', '2 / 72']);
     expect(await cells(1)).toEqual(['adapting-run', '—', '—', '—', '20', '25 / 48']);
     const late = await cells(2);
     expect(late.slice(0, 4)).toEqual([RUN_ID, 'embedded-late', '3', 'trained']);
     expect(late[5]).toMatch(/^[0-2] \/ 2$/);
+    expect(await cells(3)).toEqual([`${RUN_ID} (2)`, ...late.slice(1)]);
     await shootBothThemes(page, 'web-compare-overlaid');
 
     // Side by side per metric: one chart per rate, each with every run.
     await page.getByTestId('compare-layout-per-metric').click();
     const charts = page.getByTestId('compare-chart');
     await expect(charts).toHaveCount(4);
-    for (const chart of await charts.all()) await expect(chart).toHaveAttribute('data-runs', '3');
+    for (const chart of await charts.all()) await expect(chart).toHaveAttribute('data-runs', '4');
     await expect(charts.nth(0)).toHaveAttribute('data-series', 'accept_rate_10');
     await expect(charts.nth(3)).toHaveAttribute('data-series', 'list_rate_10');
     for (const width of WIDTHS) {

@@ -169,6 +169,8 @@ export const runsMethods = {
       purpose: z.enum(['view', 'compare']).default('view'),
       /** The run's name (its folder's, when a folder was picked); default: the files' names. */
       title: z.string().trim().min(1).max(200).optional(),
+      /** The first line of the picked folder's journal.jsonl (its run-started event): the run's recipe, seed and arm. */
+      journalFirstLine: z.string().max(MAX_RUN_FILE_CHARS).optional(),
     }),
     result: LoadedRun,
   },

@@ -53,21 +53,24 @@ async function firstLine(file: string): Promise<string | undefined> {
 }
 
 /**
- * The run folder's provenance from its journal; undefined when the folder has
- * no journal (curve files copied on their own). A journal whose first line is
- * not a run-started event is refused, naming the file: it is damaged, and a
- * curve must not be labelled with a guess.
+ * The provenance a journal's first line records (`where` names the file in
+ * the refusal). A line that is not a run-started event is refused: the
+ * journal is damaged, and a curve must not be labelled with a guess.
  */
-export async function readRunProvenance(runDir: string): Promise<RunProvenance | undefined> {
-  const file = journalFile(runDir);
-  const line = await firstLine(file);
-  if (line === undefined) return undefined;
+export function provenanceOfFirstLine(line: string, where: string): RunProvenance {
   let event;
   try {
     event = journalEventSchema.parse(JSON.parse(line));
   } catch (error) {
-    throw new LabError('not-found', `${file}: its first line is not a journal event (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw new LabError('not-found', `${where}: its first line is not a journal event (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
   }
-  if (event.type !== 'run-started') throw new LabError('not-found', `${file} does not start with run-started`);
+  if (event.type !== 'run-started') throw new LabError('not-found', `${where} does not start with run-started`);
   return provenanceOfRecipe(event.recipe);
+}
+
+/** The run folder's provenance from its journal; undefined when the folder has no journal (curve files copied on their own). */
+export async function readRunProvenance(runDir: string): Promise<RunProvenance | undefined> {
+  const file = journalFile(runDir);
+  const line = await firstLine(file);
+  return line === undefined ? undefined : provenanceOfFirstLine(line, file);
 }

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CurveRow, LoadedRun, RunProvenance } from '../../../electron/contract/runs';
 import { getLab } from '../api/labClient';
 import type { RateKey } from '../lib/chartData';
-import { readRunFiles } from '../lib/readRunFiles';
+import { readJournalFirstLine, readRunFiles } from '../lib/readRunFiles';
 import { groupRunFiles, runLabel, type PickedFile } from '../lib/runFolderFiles';
 
 /** One run in the comparison: its name (editable), its rows, and where it came from. */
@@ -118,7 +118,8 @@ export const useCompareStore = create<CompareState>()((set, get) => {
         for (const group of groups) {
           const files = await readRunFiles(group.files);
           const label = runLabel(group, get().runs.length + 1);
-          const run = await lab.runs.openFiles({ files, purpose: 'compare', title: label });
+          const journalFirstLine = group.journal === undefined ? undefined : await readJournalFirstLine(group.journal);
+          const run = await lab.runs.openFiles({ files, purpose: 'compare', title: label, ...(journalFirstLine === undefined ? {} : { journalFirstLine }) });
           add(run, label, group.files.map((f) => f.name).join(' + '));
         }
       }),
