@@ -8,7 +8,7 @@ import { writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
 import { FIXTURE_DIR, REFERENCE_ID, REPO_ROOT, SCREENSHOT_DIR } from '../paths';
 import { clippedChartTexts, download, dragAcross, pngRightEdgeInk, sessionPoint, svgTextsOutside } from './charts';
 import { expect, test } from './runLab';
-import { shootBothThemes, SMALL_WINDOW } from './screens';
+import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
 
 // Curves that never clip, at the smallest window the desktop is built for and at a wider one.
@@ -31,13 +31,13 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
       await dragAcross(page, chart, 0, 15, 0, 36);
       await expect(chart).toHaveAttribute('data-zoom', '0-15');
       await expect(chart.locator('[data-marker-label^="Reef published"]')).toBeVisible();
-      expect(await clippedChartTexts(card), `at ${width} px, zoomed to 0–15`).toEqual([]);
+      await expect.poll(() => clippedChartTexts(card), { message: `at ${width} px, zoomed to 0–15` }).toEqual([]);
       await page.getByTestId('zoom-reset').click();
       // This run's adaptation marker (session 20) near the right edge, the published one in view too.
       await dragAcross(page, chart, 5, 21, 0, 36);
       await expect(chart).toHaveAttribute('data-zoom', '5-21');
       await expect(chart.locator('[data-marker-label="This run: adapted @20"]')).toBeVisible();
-      expect(await clippedChartTexts(card), `at ${width} px, zoomed to 5–21`).toEqual([]);
+      await expect.poll(() => clippedChartTexts(card), { message: `at ${width} px, zoomed to 5–21` }).toEqual([]);
       const png = await download(page, page.getByTestId('export-png'));
       const pixels = await pngRightEdgeInk(page, png.bytes);
       expect(pixels.inkRows, `the PNG at ${width} px`).toEqual([]);
@@ -115,7 +115,7 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
     await page.getByTestId('range-ymin').fill('60');
     await expect(page.getByTestId('range-problem')).toContainText('below');
     await expect(chart).toHaveAttribute('data-y-range', '0-50');
-    expect(await clippedChartTexts(page.locator('section.card', { has: chart }))).toEqual([]);
+    await expect.poll(() => clippedChartTexts(page.locator('section.card', { has: chart }))).toEqual([]);
     await page.getByTestId('range-reset').click();
     await expect(chart).toHaveAttribute('data-zoom', 'none');
     await expect(chart).toHaveAttribute('data-y-range', '0-100');
@@ -160,7 +160,8 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: SMALL_WINDOW.height });
       await card.scrollIntoViewIfNeeded();
-      expect(await clippedChartTexts(card), `at ${width} px`).toEqual([]);
+      await expect.poll(() => clippedChartTexts(card), { message: `at ${width} px` }).toEqual([]);
+      expect(await clippedElements(page), `the run page at ${width} px`).toEqual([]);
       const png = await download(page, card.getByTestId('export-png'));
       expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `the PNG at ${width} px`).toEqual([]);
       await writeFile(join(SCREENSHOT_DIR, `web-exported-run-curve-${width}.png`), png.bytes); // to look at
@@ -193,7 +194,8 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     await expect(overlaid).toHaveCount(1);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: SMALL_WINDOW.height });
-      expect(await clippedChartTexts(view), `at ${width} px`).toEqual([]);
+      await expect.poll(() => clippedChartTexts(view), { message: `at ${width} px` }).toEqual([]);
+      expect(await clippedElements(page), `the comparison at ${width} px`).toEqual([]);
       const png = await download(page, view.getByTestId('export-png'));
       expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `the compare PNG at ${width} px`).toEqual([]);
       await writeFile(join(SCREENSHOT_DIR, `web-exported-compare-${width}.png`), png.bytes); // to look at
@@ -226,7 +228,8 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     await expect(charts.nth(3)).toHaveAttribute('data-series', 'list_rate_10');
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: SMALL_WINDOW.height });
-      expect(await clippedChartTexts(view), `per metric at ${width} px`).toEqual([]);
+      await expect.poll(() => clippedChartTexts(view), { message: `per metric at ${width} px` }).toEqual([]);
+      expect(await clippedElements(page), `the comparison per metric at ${width} px`).toEqual([]);
       const png = await download(page, view.getByTestId('export-png').first());
       expect((await pngRightEdgeInk(page, png.bytes)).inkRows, `a per-metric PNG at ${width} px`).toEqual([]);
     }
