@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
@@ -19,6 +19,10 @@ import { useChartExport } from './useChartExport';
 
 /** The colour of the i-th compared run (theme variables, storyStyles.css). */
 export const compareColor = (index: number): string => `var(--compare-${(index % 6) + 1})`;
+
+/** The i-th run's swatch, solid for the first and dashed for the others, as their lines are drawn. */
+export const compareSwatchStyle = (index: number): CSSProperties =>
+  index === 0 ? { background: compareColor(index) } : { background: `repeating-linear-gradient(90deg, ${compareColor(index)} 0 4px, transparent 4px 6px)` };
 
 /** One session across the runs: each run's smoothed value (`s<i>`) and per-session value (`r<i>`), absent where a run has no such session. */
 type CompareRow = { session: number } & Record<string, number | undefined>;
@@ -43,7 +47,7 @@ function CompareTooltip({ active, payload, runs, smoothing }: TooltipContentProp
             return (
               <tr key={run.key}>
                 <td>
-                  <span className="swatch" style={{ background: compareColor(i) }} />
+                  <span className="swatch" style={compareSwatchStyle(i)} />
                   {run.label}
                 </td>
                 <td className="num">{smoothed === undefined ? '—' : <>{exactValue(smoothed)} <span className="muted">{percent(smoothed, 1)}</span></>}</td>

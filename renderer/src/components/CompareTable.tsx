@@ -1,5 +1,5 @@
 import type { ComparedRun } from '../stores/compareStore';
-import { compareColor } from './CompareChart';
+import { compareSwatchStyle } from './CompareChart';
 
 /**
  * The compared runs as a table, the way a comparison is read: which recipe,
@@ -27,7 +27,7 @@ export function CompareTable({ runs }: { runs: readonly ComparedRun[] }) {
         {runs.map((run, i) => (
           <tr key={run.key} data-run={run.label}>
             <td>
-              <span className="swatch" style={{ background: compareColor(i) }} />
+              <span className="swatch" style={compareSwatchStyle(i)} />
               {run.label}
             </td>
             <td>{run.provenance?.recipe ?? '—'}</td>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { CompareChart, compareColor } from '../components/CompareChart';
+import { CompareChart, compareSwatchStyle } from '../components/CompareChart';
 import { CompareTable } from '../components/CompareTable';
 import { RangeControl } from '../components/RangeControl';
 import { SmoothingControl } from '../components/SmoothingControl';
@@ -25,7 +25,7 @@ function RunChip({ run, index }: { run: ComparedRun; index: number }) {
   };
   return (
     <span className="compare-chip" data-testid={`compare-run-${index}`} data-label={run.label} title={`from ${run.origin}`}>
-      <span className="swatch" style={{ background: compareColor(index) }} />
+      <span className="swatch" style={compareSwatchStyle(index)} />
       {editing ? (
         <input
           type="text"
