@@ -75,7 +75,7 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
     await card.scrollIntoViewIfNeeded();
     await card.screenshot({ path: join(SCREENSHOT_DIR, 'web-curve-smoothing-zoom.png') });
     const emaCsv = (await download(page, page.getByTestId('export-csv'))).bytes.toString('utf8').trim().split('\n');
-    expect(emaCsv[0]).toBe(`${reef[0]!.join(',')},accept_rate_10_ema0.6,style_clean_rate_10_ema0.6,bold_rate_10_ema0.6,list_rate_10_ema0.6`);
+    expect(emaCsv[0]).toBe(`${reef[0]!.join(',')},accept_ema0.6,style_clean_ema0.6,bold_ema0.6,list_ema0.6`);
     expect(emaCsv.slice(1).map((line) => line.split(',')[0])).toEqual(['10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20']);
 
     await page.getByTestId('zoom-reset').click();

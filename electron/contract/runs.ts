@@ -77,6 +77,21 @@ export const RunSummary = z.strictObject({
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
+/**
+ * Which experiment a curve belongs to, from its run's journal (the recipe the
+ * run started with): the recipe's name, its seed, and its arm — `control`
+ * for a run that serves the base model throughout to measure what training
+ * adds, `trained` otherwise (and for a recipe that names no arm).
+ */
+export const RUN_ARMS = ['trained', 'control'] as const;
+export type RunArm = (typeof RUN_ARMS)[number];
+export const RunProvenance = z.strictObject({
+  recipe: z.string(),
+  seed: z.number().int().nonnegative().nullable(),
+  arm: z.enum(RUN_ARMS),
+});
+export type RunProvenance = z.infer<typeof RunProvenance>;
+
 export const LoadedRun = z.strictObject({
   summary: RunSummary,
   files: z.array(RunFileInfo),
@@ -85,6 +100,8 @@ export const LoadedRun = z.strictObject({
   gate: z.strictObject({ columns: z.array(z.string()), steps: z.array(GateRow) }).nullable(),
   /** Problems that do not stop the run from loading, e.g. derived columns that disagree with the per-session ones. */
   warnings: z.array(z.string()),
+  /** Absent when the curve came without its run's journal (picked files, a reference). */
+  provenance: RunProvenance.optional(),
 });
 export type LoadedRun = z.infer<typeof LoadedRun>;
 
@@ -152,6 +169,8 @@ export const runsMethods = {
       purpose: z.enum(['view', 'compare']).default('view'),
       /** The run's name (its folder's, when a folder was picked); default: the files' names. */
       title: z.string().trim().min(1).max(200).optional(),
+      /** The first line of the picked folder's journal.jsonl (its run-started event): the run's recipe, seed and arm. */
+      journalFirstLine: z.string().max(MAX_RUN_FILE_CHARS).optional(),
     }),
     result: LoadedRun,
   },

@@ -13,6 +13,7 @@ import './theme.css';
 import './styles.css';
 import './runStyles.css';
 import './storyStyles.css';
+import './chartStyles.css';
 
 // Lab events feed the stores batched per animation frame: one set per frame, not per event.
 const lab = getLab();

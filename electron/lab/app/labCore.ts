@@ -6,6 +6,7 @@ import type { LabEventBus } from './eventBus';
 import { listRecipes } from './recipeCatalog';
 import { createReferenceLibrary } from './referenceRuns';
 import { loadRunFolderCurve } from './runFolderCurve';
+import { provenanceOfFirstLine } from './runProvenance';
 import { loadRunFromTexts, sha256Hex } from './runFiles';
 import { runFolderPath } from './recipeCatalog';
 import { RunManager } from './runManager';
@@ -84,14 +85,15 @@ export function createLabCore(options: LabCoreOptions): LabCore {
           return run;
       }
     },
-    'runs.openFiles': async ({ files, purpose, title }) => {
+    'runs.openFiles': async ({ files, purpose, title, journalFirstLine }) => {
       const curveName = files[0]?.name ?? 'run';
       try {
-        const run = loadRunFromTexts(files, {
+        const loaded = loadRunFromTexts(files, {
           kind: 'files',
           id: `files:${sha256Hex(files.map((f) => f.text).join('\0')).slice(0, 12)}`,
           title: title ?? files.map((f) => f.name).join(' + '),
         });
+        const run = journalFirstLine === undefined ? loaded : { ...loaded, provenance: provenanceOfFirstLine(journalFirstLine, `${title ?? curveName}/journal.jsonl`) };
         if (purpose === 'compare') {
           events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
           return run;

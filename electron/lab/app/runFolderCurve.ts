@@ -8,6 +8,7 @@ import type { LoadedRun, RunFileText } from '../../contract';
 import { LabError } from '../../contract';
 import { runPaths } from '../run/runFolder';
 import { loadRunFromTexts, sha256Hex } from './runFiles';
+import { readRunProvenance } from './runProvenance';
 
 async function readIfPresent(file: string): Promise<string | undefined> {
   try {
@@ -20,7 +21,7 @@ async function readIfPresent(file: string): Promise<string | undefined> {
 
 /**
  * Loads `runDir`'s curve.csv, and its gate.csv when `withGate` (comparing
- * draws curves only). Refused, naming the folder, when the run has no curve
+ * draws curves only), with the recipe, seed and arm its journal recorded. Refused, naming the folder, when the run has no curve
  * yet; a malformed file is refused whole with its line and column.
  */
 export async function loadRunFolderCurve(runDir: string, withGate: boolean): Promise<LoadedRun> {
@@ -33,5 +34,8 @@ export async function loadRunFolderCurve(runDir: string, withGate: boolean): Pro
   const gate = withGate ? await readIfPresent(paths.gateCsv) : undefined;
   // An empty gate.csv (no candidate decided yet) is no gate table.
   if (gate !== undefined && gate.trim() !== '') files.push({ name: 'gate.csv', text: gate });
-  return loadRunFromTexts(files, { kind: 'files', id: `folder:${name}:${sha256Hex(curve).slice(0, 12)}`, title: name });
+  const run = loadRunFromTexts(files, { kind: 'files', id: `folder:${name}:${sha256Hex(curve).slice(0, 12)}`, title: name });
+  // Which recipe, seed and arm the curve belongs to: comparisons are read by them.
+  const provenance = await readRunProvenance(runDir);
+  return provenance === undefined ? run : { ...run, provenance };
 }

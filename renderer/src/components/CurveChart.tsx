@@ -1,19 +1,27 @@
 import { useMemo, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
 import type { CurveRow, PublishedResult } from '../../../electron/contract/runs';
-import { buildChartRows, RATE_SERIES, smoothedKey, zoomRows } from '../lib/chartData';
+import { buildChartRows, FULL_Y_RANGE, RATE_SERIES, referenceLabel, smoothedKey, zoomRows } from '../lib/chartData';
 import type { ChartRow, RateKey, SessionRange, Zoom } from '../lib/chartData';
-import { chartPng, fileStem, saveFile } from '../lib/exportChart';
+import { fileStem, saveFile } from '../lib/exportChart';
 import { chartRowsCsv } from '../lib/exportSeries';
-import { exactValue, percent } from '../lib/format';
+import { exactValue } from '../lib/format';
 import { PALETTE } from '../lib/palette';
-import { smoothingLabel, type Smoothing } from '../lib/smoothing';
-import { CHART_MARGIN, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH } from './chartLayout';
+import { smoothingLabel, smoothingShort, type Smoothing } from '../lib/smoothing';
+import { useViewStore } from '../stores/viewStore';
+import { CHART_MARGIN, percentTick, sessionTicks, TICK_STYLE, Y_AXIS_WIDTH, yRangeTag, yTicksOf } from './chartLayout';
 import { ChartToolbar, useDragZoom } from './chartZoom';
-import { markerLabel } from './MarkerLabel';
+import { labelsMargin, MarkerLayer, type ChartMarker } from './MarkerLabel';
+import { RangeControl } from './RangeControl';
+import { useChartExport } from './useChartExport';
 
-/** A vertical marker for something that happened during a run (a promotion, a rollback), at the first session it affects. */
+/**
+ * A vertical marker for something that happened during a run (a promotion,
+ * a rollback), at the first session it affects; one decided after the last
+ * session is drawn at the chart's right edge, labelled so.
+ */
 export interface CurveEventMarker {
   session: number;
   label: string;
@@ -47,7 +55,7 @@ type PlotRow = ChartRow | PlaceholderRow;
 
 const isPlaceholder = (row: PlotRow | undefined): row is PlaceholderRow => row !== undefined && 'placeholder' in row;
 
-function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { smoothing: Smoothing }) {
+function CurveTooltip({ active, payload, smoothing, overlayTitle }: TooltipContentProps & { smoothing: Smoothing; overlayTitle: string | null }) {
   const plotted = payload?.[0]?.payload as PlotRow | undefined;
   if (!active || plotted === undefined) return null;
   if (isPlaceholder(plotted)) {
@@ -67,7 +75,7 @@ function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { sm
         <thead>
           <tr>
             <th />
-            <th className="num">{smoothing.kind === 'none' ? 'value' : 'smoothed'}</th>
+            <th className="num">{smoothingShort(smoothing)}</th>
             <th className="num">this session</th>
           </tr>
         </thead>
@@ -79,16 +87,16 @@ function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { sm
                 {series.label}
               </td>
               <td className="num" data-exact={exactValue(row[smoothedKey(series.key)])}>
-                {exactValue(row[smoothedKey(series.key)])} <span className="muted">{percent(row[smoothedKey(series.key)], 1)}</span>
+                {exactValue(row[smoothedKey(series.key)])} <span className="muted">{(row[smoothedKey(series.key)] * 100).toFixed(1)}%</span>
               </td>
               <td className="num">{row[series.raw]}</td>
             </tr>
           ))}
           {row.reference_accept_rate_10 !== undefined && (
-            <tr>
+            <tr data-testid="tooltip-reference">
               <td>
                 <span className="swatch dashed" style={{ borderColor: PALETTE.reference }} />
-                Reference accept
+                {referenceLabel(overlayTitle)}
               </td>
               <td className="num">{exactValue(row.reference_accept_rate_10)}</td>
               <td className="num">{row.reference_accept ?? ''}</td>
@@ -111,50 +119,81 @@ function CurveTooltip({ active, payload, smoothing }: TooltipContentProps & { sm
  * series as CSV. Streamed data: animation and dots off, stable data keys.
  */
 export function CurveChart(props: CurveChartProps) {
-  const { title, sessions, overlay, range, visible, published, adaptationSession, span, events, smoothing, showRaw, zoom, onZoom } = props;
+  const { title, sessions, overlay, overlayTitle, range, visible, published, adaptationSession, span, events, smoothing, showRaw, zoom, onZoom } = props;
+  const { yRange, setYRange } = useViewStore(useShallow((state) => ({ yRange: state.yRange, setYRange: state.setYRange })));
+  const y = yRange ?? FULL_Y_RANGE;
   const frame = useRef<HTMLDivElement>(null);
   const dragZoom = useDragZoom(onZoom);
-  const [exportProblem, setExportProblem] = useState<string | null>(null);
+  const [labelRows, setLabelRows] = useState(1);
   const rows = useMemo(
     () => buildChartRows(sessions, overlay, range, published.curveSessions, smoothing),
     [sessions, overlay, range, published.curveSessions, smoothing],
   );
-  const plotted = useMemo<PlotRow[]>(() => {
+  const unzoomed = useMemo<PlotRow[]>(() => {
     const last = rows.at(-1)?.session ?? -1;
     const pad: PlaceholderRow[] = [];
-    for (let session = last + 1; zoom === null && span !== undefined && session < span; session++) pad.push({ session, placeholder: true });
-    return zoomRows<PlotRow>([...rows, ...pad], zoom);
-  }, [rows, span, zoom]);
+    for (let session = last + 1; span !== undefined && session < span; session++) pad.push({ session, placeholder: true });
+    return [...rows, ...pad];
+  }, [rows, span]);
+  const plotted = useMemo(() => zoomRows(unzoomed, zoom), [unzoomed, zoom]);
   const inView = useMemo(() => plotted.filter((row): row is ChartRow => !isPlaceholder(row)), [plotted]);
   const shown = plotted.map((row) => row.session);
-  const markers = (events ?? []).filter((event) => shown.includes(event.session));
+  const lastShown = shown.at(-1);
+  // The view reaches the run's end: what happened after its last session belongs at the right edge.
+  const runEnd = Math.max(span ?? 0, (sessions.at(-1)?.session ?? -1) + 1);
+  const reachesEnd = zoom === null && lastShown !== undefined && lastShown + 1 >= runEnd;
+  const eventsInView = (events ?? []).filter((event) => shown.includes(event.session));
+  const eventsAfterEnd = reachesEnd ? (events ?? []).filter((event) => event.session > lastShown) : [];
+  const eventsOutside = (events ?? []).length - eventsInView.length - eventsAfterEnd.length;
   const ticks = sessionTicks(shown);
   const publishedInView = shown.includes(published.adaptationSession);
   const adaptedInView = adaptationSession !== null && shown.includes(adaptationSession);
   const drawn = [...RATE_SERIES].reverse().filter((series) => visible[series.key]);
+  const eventColor = (event: CurveEventMarker) => (event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback);
+  const eventDash = (event: CurveEventMarker) => (event.kind === 'rollback' ? '2 3' : undefined);
+  // Every label is placed together, in this order of precedence, so none covers another or leaves the chart.
 
-  const exportPng = () => {
-    if (frame.current === null) return;
-    setExportProblem(null);
-    const legend = [
-      ...RATE_SERIES.filter((series) => visible[series.key]).map((series) => ({ label: series.label, color: series.color })),
-      ...(overlay !== null ? [{ label: props.overlayTitle ?? 'Reference accept', color: PALETTE.reference, dashed: true }] : []),
-    ];
-    chartPng(frame.current, `${title} · smoothing: ${smoothingLabel(smoothing)}`, legend).then(
-      (png) => saveFile(`${fileStem(title)}-curve.png`, png),
-      (error: unknown) => setExportProblem((error as Error).message),
-    );
-  };
+  const markers: ChartMarker[] = [
+    ...(publishedInView ? [{ key: 'published', at: published.adaptationSession, label: published.label, color: PALETTE.published, strokeWidth: 1.5 }] : []),
+    ...(adaptedInView ? [{ key: 'adapted', at: adaptationSession, label: `This run: adapted @${adaptationSession}`, color: PALETTE.adapted, strokeWidth: 2 }] : []),
+    ...eventsInView.map((event, i) => ({ key: `event-${i}`, at: event.session, label: event.label, color: eventColor(event), dash: eventDash(event), strokeWidth: 1.5 })),
+    ...eventsAfterEnd.map((event, i) => ({
+      key: `after-${i}`,
+      at: 'end' as const,
+      label: `${event.label} · after session ${lastShown}`,
+      color: eventColor(event),
+      dash: eventDash(event),
+      strokeWidth: 1.5,
+    })),
+  ];
+
+  const exporter = useChartExport(frame, () => ({
+    title: `${title} · smoothing: ${smoothingLabel(smoothing)}`,
+    legend: [
+      ...RATE_SERIES.filter((series) => visible[series.key]).map((series) => ({ label: `${series.label} (${smoothingShort(smoothing)})`, color: series.color })),
+      ...(overlay !== null ? [{ label: referenceLabel(overlayTitle), color: PALETTE.reference, dashed: true }] : []),
+    ],
+    stem: `${fileStem(title)}-curve`,
+  }));
+  const first = unzoomed[0]?.session;
+  const last = unzoomed.at(-1)?.session;
 
   return (
     <div className="curve-chart-block">
       <ChartToolbar
         zoom={zoom}
         onReset={() => onZoom(null)}
-        onPng={exportPng}
+        onPng={exporter.png}
+        onSvg={exporter.svg}
         onCsv={() => saveFile(`${fileStem(title)}-curve.csv`, chartRowsCsv(inView, smoothing))}
         disabled={inView.length === 0}
-        problem={exportProblem}
+        problem={exporter.problem}
+        range={
+          first !== undefined && last !== undefined && first < last ? (
+            <RangeControl first={first} last={last} zoom={zoom} onZoom={onZoom} yRange={yRange} onYRange={setYRange} />
+          ) : undefined
+        }
+        note={eventsOutside > 0 ? `${eventsOutside} promotion/rollback marker${eventsOutside === 1 ? '' : 's'} outside the sessions shown` : null}
       />
       <div
         ref={frame}
@@ -164,35 +203,35 @@ export function CurveChart(props: CurveChartProps) {
         data-span={plotted.length}
         data-first-session={shown[0]}
         data-last-session={inView.at(-1)?.session}
-        data-events={markers.length}
+        data-events={eventsInView.length + eventsAfterEnd.length}
+        data-events-outside={eventsOutside}
         data-published-marker={publishedInView ? published.adaptationSession : 'out-of-range'}
         data-adaptation-marker={adaptationSession === null ? 'none' : adaptedInView ? adaptationSession : 'out-of-range'}
         data-overlay={overlay === null ? 'off' : 'on'}
         data-smoothing={smoothing.kind}
         data-zoom={zoom === null ? 'none' : `${zoom.from}-${zoom.to}`}
+        data-y-range={yRangeTag(y)}
       >
         <ResponsiveContainer width="100%" height={340}>
-          <LineChart
-            data={plotted}
-            margin={{ ...CHART_MARGIN, top: markers.length > 0 ? 104 : 56 }}
-            {...dragZoom.handlers}
-          >
+          <LineChart data={plotted} margin={{ ...CHART_MARGIN, top: labelsMargin(markers.length === 0 ? 0 : labelRows) }} {...dragZoom.handlers}>
             <CartesianGrid stroke={PALETTE.grid} vertical={false} />
             {/* A band scale, as the accept strip's bars use, so sessions line up between the two charts. */}
             <XAxis dataKey="session" scale="band" ticks={ticks} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
             <YAxis
               width={Y_AXIS_WIDTH}
-              domain={[0, 1]}
-              // Room above 100 % and below 0 %, so a series sitting at either is not hidden by the frame.
+              domain={[y.min, y.max]}
+              // A typed range cuts the lines at its edges rather than stretching the axis.
+              allowDataOverflow
+              // Room above the top and below the bottom, so a series sitting at either is not hidden by the frame.
               padding={{ top: 8, bottom: 8 }}
-              ticks={[0, 0.25, 0.5, 0.75, 1]}
-              tickFormatter={(value: number) => percent(value)}
+              ticks={yTicksOf(y)}
+              tickFormatter={percentTick}
               tick={TICK_STYLE}
               stroke={PALETTE.grid}
               tickLine={false}
             />
             <Tooltip
-              content={(tooltip: TooltipContentProps) => <CurveTooltip {...tooltip} smoothing={smoothing} />}
+              content={(tooltip: TooltipContentProps) => <CurveTooltip {...tooltip} smoothing={smoothing} overlayTitle={overlayTitle} />}
               cursor={{ stroke: PALETTE.axis, strokeWidth: 1 }}
               isAnimationActive={false}
             />
@@ -212,24 +251,10 @@ export function CurveChart(props: CurveChartProps) {
                   activeDot={false}
                   isAnimationActive={false}
                   legendType="none"
+                  zIndex={LAYER.raw}
                 />
               ))}
-            {overlay !== null && (
-              <Line
-                className="reference-series"
-                type="linear"
-                dataKey="reference_accept_rate_10"
-                name="Reference accept"
-                stroke={PALETTE.reference}
-                strokeWidth={1.75}
-                strokeDasharray="6 4"
-                dot={false}
-                activeDot={false}
-                isAnimationActive={false}
-                connectNulls
-              />
-            )}
-            {/* The accept rate is drawn last, on top: it is the curve the run is judged by. */}
+            {/* The accept rate is drawn above the other rates: it is the curve the run is judged by. */}
             {drawn.map((series) => (
               <Line
                 key={series.key}
@@ -243,35 +268,35 @@ export function CurveChart(props: CurveChartProps) {
                 dot={false}
                 activeDot={{ r: 3.5 }}
                 isAnimationActive={false}
+                zIndex={series.key === 'accept_rate_10' ? LAYER.accept : LAYER.rate}
               />
             ))}
-            {publishedInView && (
-              <ReferenceLine
-                x={published.adaptationSession}
-                stroke={PALETTE.published}
-                strokeDasharray="5 4"
-                strokeWidth={1.5}
-                label={markerLabel(published.label, PALETTE.published, -2)}
+            {/*
+              The reference is painted over this run's lines, thinner and dashed: where both sit at the
+              same value (both at 0 %, say) the run's thicker line shows around and between its dashes.
+            */}
+            {overlay !== null && (
+              <Line
+                className="reference-series"
+                type="linear"
+                dataKey="reference_accept_rate_10"
+                name={referenceLabel(overlayTitle)}
+                stroke={PALETTE.reference}
+                strokeWidth={1.75}
+                strokeDasharray="6 4"
+                dot={false}
+                activeDot={false}
+                isAnimationActive={false}
+                connectNulls
+                zIndex={LAYER.reference}
               />
             )}
-            {markers.map((event, index) => (
-              <ReferenceLine
-                key={`${event.kind}-${event.session}-${index}`}
-                x={event.session}
-                stroke={event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback}
-                strokeWidth={1.5}
-                strokeDasharray={event.kind === 'rollback' ? '2 3' : undefined}
-                label={markerLabel(event.label, event.kind === 'promotion' ? PALETTE.promotion : PALETTE.rollback, -3 - (index % 2))}
-              />
+            {publishedInView && <ReferenceLine x={published.adaptationSession} stroke={PALETTE.published} strokeDasharray="5 4" strokeWidth={1.5} />}
+            {eventsInView.map((event, index) => (
+              <ReferenceLine key={`${event.kind}-${event.session}-${index}`} x={event.session} stroke={eventColor(event)} strokeWidth={1.5} strokeDasharray={eventDash(event)} />
             ))}
-            {adaptedInView && (
-              <ReferenceLine
-                x={adaptationSession}
-                stroke={PALETTE.adapted}
-                strokeWidth={2}
-                label={markerLabel(`This run: adapted @${adaptationSession}`, PALETTE.adapted, -1)}
-              />
-            )}
+            {adaptedInView && <ReferenceLine x={adaptationSession} stroke={PALETTE.adapted} strokeWidth={2} />}
+            <MarkerLayer markers={markers} onRows={setLabelRows} />
             {dragZoom.band}
           </LineChart>
         </ResponsiveContainer>
@@ -279,3 +304,6 @@ export function CurveChart(props: CurveChartProps) {
     </div>
   );
 }
+
+/** Paint order of the lines (recharts' z-index; its lines default to 400). */
+const LAYER = { raw: 398, rate: 400, accept: 401, reference: 402 } as const;

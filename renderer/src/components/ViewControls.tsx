@@ -1,5 +1,5 @@
 import { useShallow } from 'zustand/react/shallow';
-import { RATE_SERIES } from '../lib/chartData';
+import { RATE_SERIES, referenceLabel } from '../lib/chartData';
 import { PALETTE } from '../lib/palette';
 import { useViewStore } from '../stores/viewStore';
 import { SmoothingControl } from './SmoothingControl';
@@ -51,7 +51,7 @@ export function ViewControls({
           <label className="legend-item toggle" title={overlayTitle ?? ''}>
             <input type="checkbox" checked={overlay} onChange={(event) => setOverlay(event.currentTarget.checked)} />
             <span className="swatch dashed" style={{ borderColor: PALETTE.reference }} />
-            {overlayTitle === null ? 'Reef reference' : overlayTitle}: accept
+            {referenceLabel(overlayTitle)}
           </label>
         )}
         <span className="legend-item">

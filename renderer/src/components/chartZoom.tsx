@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ReferenceArea } from 'recharts';
 import type { MouseHandlerDataParam } from 'recharts';
 import type { Zoom } from '../lib/chartData';
@@ -40,34 +40,64 @@ export function useDragZoom(onZoom: (zoom: Zoom) => void) {
   return { handlers, band };
 }
 
-/** Above a chart: the zoom it shows (and Reset), and its exports. */
+/** Above a chart: the axis ranges (typed, or the zoom it shows), what lies outside the view, and its exports. */
 export function ChartToolbar({
   zoom,
   onReset,
   onPng,
+  onSvg,
   onCsv,
   disabled,
   problem,
+  range,
+  note,
+  title,
 }: {
   zoom: Zoom | null;
   onReset: () => void;
   onPng: () => void;
+  onSvg: () => void;
   onCsv: () => void;
   disabled: boolean;
   problem: string | null;
+  /** The typed axis ranges; null where one control above several charts sets them; absent: a hint to drag. */
+  range?: ReactNode | null;
+  /** A line about what the chart does not show (markers outside the sessions in view). */
+  note?: string | null;
+  /** The chart's name, where a control above several charts sets their ranges. */
+  title?: string;
 }) {
   return (
     <div className="chart-toolbar">
-      <span className="muted small" data-testid="zoom-state">
-        {zoom === null ? 'Drag across the chart to zoom into sessions.' : `Sessions ${zoom.from}–${zoom.to}`}
-      </span>
+      {range === undefined ? (
+        <span className="muted small" data-testid="zoom-state">
+          {zoom === null ? 'Drag across the chart to zoom into sessions.' : `Sessions ${zoom.from}–${zoom.to}`}
+        </span>
+      ) : range === null ? (
+        <span className="toolbar-spacer">{title !== undefined && <h4 className="chart-title">{title}</h4>}</span>
+      ) : (
+        <>
+          {range}
+          <span className="muted small" data-testid="zoom-state">
+            {zoom === null ? 'or drag across the chart' : `Sessions ${zoom.from}–${zoom.to}`}
+          </span>
+        </>
+      )}
+      {note !== undefined && note !== null && (
+        <span className="muted chart-note" data-testid="chart-note">
+          {note}
+        </span>
+      )}
       {zoom !== null && (
         <button type="button" className="button secondary small" data-testid="zoom-reset" onClick={onReset}>
           Reset zoom
         </button>
       )}
-      <button type="button" className="button secondary small" data-testid="export-png" onClick={onPng} disabled={disabled} title="The chart as drawn, with its legend">
+      <button type="button" className="button secondary small" data-testid="export-png" onClick={onPng} disabled={disabled} title="The chart as drawn, with its title and legend">
         PNG
+      </button>
+      <button type="button" className="button secondary small" data-testid="export-svg" onClick={onSvg} disabled={disabled} title="The chart as drawn, with its title and legend, as vector graphics">
+        SVG
       </button>
       <button type="button" className="button secondary small" data-testid="export-csv" onClick={onCsv} disabled={disabled} title="The sessions in view: raw values, then the series as smoothed">
         CSV

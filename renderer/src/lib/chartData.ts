@@ -69,6 +69,13 @@ export function buildChartRows(
 /** A session range a person zoomed into, both ends included. */
 export type Zoom = { readonly from: number; readonly to: number };
 
+/** What the reference overlay is called wherever it is named (legend, tooltip, exports). */
+export const referenceLabel = (overlayTitle: string | null): string => `${overlayTitle ?? 'Reef reference'}: accept`;
+
+/** A y range a person typed in, as rates (0…1), min below max. */
+export type YRange = { readonly min: number; readonly max: number };
+export const FULL_Y_RANGE: YRange = { min: 0, max: 1 };
+
 /** The rows within a zoom (all of them without one). */
 export function zoomRows<T extends { session: number }>(rows: readonly T[], zoom: Zoom | null): T[] {
   if (zoom === null) return [...rows];

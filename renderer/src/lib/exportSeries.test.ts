@@ -16,7 +16,7 @@ describe('exported series (unit)', () => {
   test('another smoothing adds one column per series, named by the smoothing, after curve.csv\'s own', () => {
     const text = chartRowsCsv(buildChartRows(reef, null, 'published', 36, { kind: 'ema', weight: 0.6 }), { kind: 'ema', weight: 0.6 });
     const [header, ...rows] = text.trimEnd().split('\n');
-    expect(header).toBe(`${reefText.split('\n')[0]},accept_rate_10_ema0.6,style_clean_rate_10_ema0.6,bold_rate_10_ema0.6,list_rate_10_ema0.6`);
+    expect(header).toBe(`${reefText.split('\n')[0]},accept_ema0.6,style_clean_ema0.6,bold_ema0.6,list_ema0.6`);
     expect(rows).toHaveLength(36);
     expect(rows[0]!.startsWith(reefText.split('\n')[1]!)).toBe(true);
     // Session 0 of an EMA is its own value (debiased), written as Python writes floats.
@@ -33,7 +33,7 @@ describe('exported series (unit)', () => {
       { kind: 'window', size: 2 },
       [0, 1, 2],
     );
-    expect(text.split('\n')[0]).toBe('session,reef:accept,reef:accept_rate_10_roll2,"short, run:accept","short, run:accept_rate_10_roll2"');
+    expect(text.split('\n')[0]).toBe('session,reef:accept,reef:accept_roll2,"short, run:accept","short, run:accept_roll2"');
     expect(text.split('\n')[3]).toMatch(/^2,\d,[0-9.e-]+,,$/);
   });
 

@@ -16,14 +16,23 @@ export function csvRecord(cells: readonly string[]): string {
 const cell = (value: number, rate: boolean): string => (rate ? formatPythonFloat(value) : String(value));
 
 /**
+ * The name of a series as smoothed: the file's own rate column for the
+ * file's smoothing, else the per-session column it was computed from and
+ * how (`bold_ema0.6` is the EMA of the per-session `bold` values).
+ */
+export function smoothedColumn(series: SmoothableSeries, smoothing: Smoothing): string {
+  return smoothing.kind === 'file' ? series.key : `${series.raw}_${smoothingTag(smoothing)}`;
+}
+
+/**
  * The series in view as a CSV: curve.csv's own columns, in its format (so
  * the rows of a run exported whole are its curve.csv byte for byte), then,
  * when the chart is smoothed otherwise than the file, each rate series as
- * drawn (`accept_rate_10_ema0.6`, …).
+ * drawn (`accept_ema0.6`, …).
  */
 export function chartRowsCsv(rows: readonly ChartRow[], smoothing: Smoothing): string {
   const extra = smoothing.kind === 'file' ? [] : [...RATE_SERIES];
-  const header = [...CURVE_CSV_COLUMNS, ...extra.map((series) => `${series.key}_${smoothingTag(smoothing)}`)];
+  const header = [...CURVE_CSV_COLUMNS, ...extra.map((series) => smoothedColumn(series, smoothing))];
   const body = rows.map((row) => [
     ...CURVE_CSV_COLUMNS.map((column) => cell(row[column], RATE_COLUMNS.has(column))),
     ...extra.map((series) => formatPythonFloat(row[smoothedKey(series.key)])),
@@ -41,7 +50,7 @@ export type ComparedSeries = { readonly label: string; readonly rows: readonly C
  */
 export function compareCsv(runs: readonly ComparedSeries[], series: SmoothableSeries, smoothing: Smoothing, sessions: readonly number[]): string {
   // With the file's own smoothing the drawn series is the file's column: named as in curve.csv.
-  const drawn = smoothing.kind === 'file' ? series.key : `${series.key}_${smoothingTag(smoothing)}`;
+  const drawn = smoothedColumn(series, smoothing);
   const header = ['session', ...runs.flatMap((run) => [`${run.label}:${series.raw}`, `${run.label}:${drawn}`])];
   const columns = runs.map((run) => {
     const smoothed = smoothSeries(run.rows, series, smoothing);

@@ -17,3 +17,22 @@ export async function readRunFiles(files: readonly File[]): Promise<RunFileText[
     }),
   );
 }
+
+/**
+ * The first line of a run folder's journal: its run-started event, which
+ * records the recipe, seed and arm. Read in slices, so a long journal is not
+ * read whole; undefined when the file has no complete first line (a journal
+ * torn at its first append records no run).
+ */
+export async function readJournalFirstLine(journal: File): Promise<string | undefined> {
+  const slice = 64 * 1024;
+  // One decoder over the slices: a character cut between two of them is joined, not garbled.
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let start = 0; start < journal.size && start < MAX_RUN_FILE_CHARS; start += slice) {
+    text += decoder.decode(new Uint8Array(await journal.slice(start, start + slice).arrayBuffer()), { stream: true });
+    const newline = text.indexOf('\n');
+    if (newline >= 0) return text.slice(0, newline);
+  }
+  return undefined;
+}

@@ -15,6 +15,7 @@ describe('picked files read as runs (unit)', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.label).toBe('embedded-seed7');
     expect(runs[0]!.files.map((f) => f.name)).toEqual(['curve.csv', 'gate.csv']);
+    expect(runs[0]!.journal?.name).toBe('journal.jsonl');
     expect(runLabel(runs[0]!, 1)).toBe('embedded-seed7');
   });
 

@@ -1,14 +1,16 @@
 /**
  * Files a person picked or dropped, read as runs: a run folder (the picker's
  * folder mode, or a folder dropped on the window) gives its curve.csv and
- * gate.csv at the top level, and its name — the run's name, the label a
+ * gate.csv at the top level, its journal (for the recipe, seed and arm it
+ * records), and its name — the run's name, the label a
  * comparison shows, never "curve.csv".
  */
 
 /** A picked file with its path inside the picked folder ("run-a/curve.csv"), empty for a plain file. */
 export type PickedFile = { readonly file: File; readonly relativePath: string };
 
-export type PickedRun = { readonly label: string | null; readonly files: File[] };
+/** A run among picked files: its name (a folder's), its curve files, and its journal when the folder has one (which recipe, seed and arm). */
+export type PickedRun = { readonly label: string | null; readonly files: File[]; readonly journal?: File };
 
 const RUN_FILE = /^(curve|gate)\.csv$/;
 
@@ -19,6 +21,7 @@ const RUN_FILE = /^(curve|gate)\.csv$/;
  */
 export function groupRunFiles(picked: readonly PickedFile[]): PickedRun[] {
   const folders = new Map<string, File[]>();
+  const journals = new Map<string, File>();
   const plain: File[] = [];
   for (const { file, relativePath } of picked) {
     const parts = relativePath.split('/').filter((part) => part !== '');
@@ -26,12 +29,19 @@ export function groupRunFiles(picked: readonly PickedFile[]): PickedRun[] {
       plain.push(file);
       continue;
     }
+    if (parts.length === 2 && parts[1] === 'journal.jsonl') {
+      journals.set(parts[0]!, file);
+      continue;
+    }
     // A run folder's own files only: <folder>/curve.csv, not <folder>/sessions/…
     if (parts.length !== 2 || !RUN_FILE.test(parts[1]!)) continue;
     const folder = parts[0]!;
     folders.set(folder, [...(folders.get(folder) ?? []), file]);
   }
-  const runs: PickedRun[] = [...folders].map(([label, files]) => ({ label, files }));
+  const runs: PickedRun[] = [...folders].map(([label, files]) => {
+    const journal = journals.get(label);
+    return journal === undefined ? { label, files } : { label, files, journal };
+  });
   if (plain.length > 0) runs.push({ label: null, files: plain });
   return runs;
 }

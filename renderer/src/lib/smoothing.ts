@@ -91,7 +91,29 @@ export function smoothingLabel(smoothing: Smoothing): string {
   }
 }
 
-/** A column-name suffix for the smoothing (exported CSVs). */
+/** The smoothing in a few characters, where a series' smoothed value is headed (the tooltip). */
+export function smoothingShort(smoothing: Smoothing): string {
+  switch (smoothing.kind) {
+    case 'file':
+      return 'rolling 10';
+    case 'window':
+      return `rolling ${smoothing.size}`;
+    case 'ema':
+      return `EMA ${smoothing.weight}`;
+    case 'none':
+      return 'value';
+    default: {
+      const unreachable: never = smoothing;
+      throw new Error(`unknown smoothing ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/**
+ * A column-name suffix for the smoothing (exported CSVs). It follows the
+ * per-session column the smoothing was computed from (`bold_ema0.6`: the EMA
+ * of `bold`), never a rate column it was not computed from.
+ */
 export function smoothingTag(smoothing: Smoothing): string {
   switch (smoothing.kind) {
     case 'file':

@@ -1,8 +1,8 @@
 import { create } from 'zustand';
-import type { CurveRow, LoadedRun } from '../../../electron/contract/runs';
+import type { CurveRow, LoadedRun, RunProvenance } from '../../../electron/contract/runs';
 import { getLab } from '../api/labClient';
 import type { RateKey } from '../lib/chartData';
-import { readRunFiles } from '../lib/readRunFiles';
+import { readJournalFirstLine, readRunFiles } from '../lib/readRunFiles';
 import { groupRunFiles, runLabel, type PickedFile } from '../lib/runFolderFiles';
 
 /** One run in the comparison: its name (editable), its rows, and where it came from. */
@@ -13,7 +13,14 @@ export interface ComparedRun {
   origin: string;
   sessions: CurveRow[];
   adaptationSession: number | null;
+  /** Sessions accepted, of `sessions.length`. */
+  accepted: number;
+  /** The recipe, seed and arm from the run's journal; null for a curve without one (picked files, a reference). */
+  provenance: RunProvenance | null;
 }
+
+/** One chart with every run overlaid, or one chart per metric side by side, each with every run. */
+export type CompareLayout = 'overlaid' | 'per-metric';
 
 /** At most this many runs are overlaid (each needs its own colour: theme.css has six). */
 export const MAX_COMPARED = 6;
@@ -24,6 +31,7 @@ interface CompareState {
   runs: ComparedRun[];
   /** The rate series compared (one at a time: several runs × four series would not read). */
   series: RateKey;
+  layout: CompareLayout;
   pending: boolean;
   problem: string | null;
   addFolder(where: { runId: string } | { path: string }): Promise<void>;
@@ -33,6 +41,7 @@ interface CompareState {
   remove(key: string): void;
   clear(): void;
   setSeries(series: RateKey): void;
+  setLayout(layout: CompareLayout): void;
   dismissProblem(): void;
 }
 
@@ -57,7 +66,22 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     const taken = new Set(runs.map((r) => r.label));
     let unique = label;
     for (let n = 2; taken.has(unique); n++) unique = `${label} (${n})`;
-    set({ comparing: true, runs: [...runs, { key, label: unique, origin, sessions: run.sessions, adaptationSession: run.summary.adaptationSession }], problem: null });
+    set({
+      comparing: true,
+      runs: [
+        ...runs,
+        {
+          key,
+          label: unique,
+          origin,
+          sessions: run.sessions,
+          adaptationSession: run.summary.adaptationSession,
+          accepted: run.summary.accepted,
+          provenance: run.provenance ?? null,
+        },
+      ],
+      problem: null,
+    });
   }
 
   async function attempt(work: () => Promise<void>): Promise<void> {
@@ -75,6 +99,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     comparing: false,
     runs: [],
     series: 'accept_rate_10',
+    layout: 'overlaid',
     pending: false,
     problem: null,
     addFolder: (where) =>
@@ -93,7 +118,8 @@ export const useCompareStore = create<CompareState>()((set, get) => {
         for (const group of groups) {
           const files = await readRunFiles(group.files);
           const label = runLabel(group, get().runs.length + 1);
-          const run = await lab.runs.openFiles({ files, purpose: 'compare', title: label });
+          const journalFirstLine = group.journal === undefined ? undefined : await readJournalFirstLine(group.journal);
+          const run = await lab.runs.openFiles({ files, purpose: 'compare', title: label, ...(journalFirstLine === undefined ? {} : { journalFirstLine }) });
           add(run, label, group.files.map((f) => f.name).join(' + '));
         }
       }),
@@ -106,6 +132,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
     remove: (key) => set((state) => ({ runs: state.runs.filter((r) => r.key !== key) })),
     clear: () => set({ comparing: false, runs: [], problem: null }),
     setSeries: (series) => set({ series }),
+    setLayout: (layout) => set({ layout }),
     dismissProblem: () => set({ problem: null }),
   };
 });

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { RATE_SERIES } from '../lib/chartData';
-import type { RateKey, SessionRange, Zoom } from '../lib/chartData';
+import type { RateKey, SessionRange, YRange, Zoom } from '../lib/chartData';
 import { DEFAULT_SMOOTHING, type Smoothing } from '../lib/smoothing';
 
 interface ViewState {
@@ -15,12 +15,15 @@ interface ViewState {
   showRaw: boolean;
   /** The session range the person zoomed into (dragging across the chart); null shows the whole range. */
   zoom: Zoom | null;
+  /** The y range the person typed in (rates, 0…1); null shows 0–100 %. */
+  yRange: YRange | null;
   setRange(range: SessionRange): void;
   toggleSeries(key: RateKey): void;
   setOverlay(on: boolean): void;
   setSmoothing(smoothing: Smoothing): void;
   setShowRaw(on: boolean): void;
   setZoom(zoom: Zoom | null): void;
+  setYRange(yRange: YRange | null): void;
 }
 
 /** The view domain: what the person chose to see, independent of which run is open. */
@@ -31,6 +34,7 @@ export const useViewStore = create<ViewState>()((set) => ({
   smoothing: DEFAULT_SMOOTHING,
   showRaw: true,
   zoom: null,
+  yRange: null,
   // A new range starts unzoomed (the zoomed sessions may not be in it).
   setRange: (range) => set({ range, zoom: null }),
   toggleSeries: (key) => set((state) => ({ visible: { ...state.visible, [key]: !state.visible[key] } })),
@@ -38,4 +42,5 @@ export const useViewStore = create<ViewState>()((set) => ({
   setSmoothing: (smoothing) => set({ smoothing }),
   setShowRaw: (showRaw) => set({ showRaw }),
   setZoom: (zoom) => set({ zoom }),
+  setYRange: (yRange) => set({ yRange }),
 }));

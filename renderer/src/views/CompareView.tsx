@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { CompareChart, compareColor } from '../components/CompareChart';
+import { CompareChart, compareSwatchStyle } from '../components/CompareChart';
+import { CompareTable } from '../components/CompareTable';
+import { RangeControl } from '../components/RangeControl';
 import { SmoothingControl } from '../components/SmoothingControl';
 import { RATE_SERIES } from '../lib/chartData';
 import type { PickedFile } from '../lib/runFolderFiles';
@@ -23,7 +25,7 @@ function RunChip({ run, index }: { run: ComparedRun; index: number }) {
   };
   return (
     <span className="compare-chip" data-testid={`compare-run-${index}`} data-label={run.label} title={`from ${run.origin}`}>
-      <span className="swatch" style={{ background: compareColor(index) }} />
+      <span className="swatch" style={compareSwatchStyle(index)} />
       {editing ? (
         <input
           type="text"
@@ -138,14 +140,32 @@ function AddRuns() {
   );
 }
 
-/** The curve viewer comparing runs: one series of several runs overlaid, each named by its run. */
+/** The curve viewer comparing runs: one series of several runs overlaid, or every series side by side; a table of the runs. */
 export function CompareView() {
-  const { runs, series, setSeries, problem, dismiss, clear } = useCompareStore(
-    useShallow((s) => ({ runs: s.runs, series: s.series, setSeries: s.setSeries, problem: s.problem, dismiss: s.dismissProblem, clear: s.clear })),
+  const { runs, series, setSeries, layout, setLayout, problem, dismiss, clear } = useCompareStore(
+    useShallow((s) => ({
+      runs: s.runs,
+      series: s.series,
+      setSeries: s.setSeries,
+      layout: s.layout,
+      setLayout: s.setLayout,
+      problem: s.problem,
+      dismiss: s.dismissProblem,
+      clear: s.clear,
+    })),
   );
   const published = useReferenceStore((s) => s.published);
-  const { range, setRange, smoothing, showRaw, zoom, setZoom } = useViewStore(
-    useShallow((s) => ({ range: s.range, setRange: s.setRange, smoothing: s.smoothing, showRaw: s.showRaw, zoom: s.zoom, setZoom: s.setZoom })),
+  const { range, setRange, smoothing, showRaw, zoom, setZoom, yRange, setYRange } = useViewStore(
+    useShallow((s) => ({
+      range: s.range,
+      setRange: s.setRange,
+      smoothing: s.smoothing,
+      showRaw: s.showRaw,
+      zoom: s.zoom,
+      setZoom: s.setZoom,
+      yRange: s.yRange,
+      setYRange: s.setYRange,
+    })),
   );
   const runCount = runs.length;
   // A different set of runs starts unzoomed.
@@ -153,13 +173,17 @@ export function CompareView() {
   const longest = Math.max(0, ...runs.map((run) => run.sessions.length));
   const publishedSessions = published?.curveSessions ?? 36;
   const seriesLabel = RATE_SERIES.find((s) => s.key === series)?.label ?? '';
+  // The sessions the range shows across the runs (before any zoom): the typed ranges' bounds.
+  const sessionNumbers = runs.flatMap((run) => run.sessions.map((row) => row.session)).filter((session) => range === 'all' || session < publishedSessions);
+  const first = sessionNumbers.length === 0 ? 0 : Math.min(...sessionNumbers);
+  const last = sessionNumbers.length === 0 ? 0 : Math.max(...sessionNumbers);
   return (
-    <div className="curve-view" data-testid="compare-view" data-runs={runs.length}>
+    <div className="curve-view" data-testid="compare-view" data-runs={runs.length} data-layout={layout}>
       <header className="run-header with-actions">
         <div>
-          <h1>Comparing runs · {seriesLabel.toLowerCase()} rate</h1>
+          <h1>Comparing runs · {layout === 'overlaid' ? `${seriesLabel.toLowerCase()} rate` : 'every rate, side by side'}</h1>
           <p className="muted small">
-            {runs.length} run{runs.length === 1 ? '' : 's'} overlaid, each named by its run (click a name to rename it) · smoothing: {smoothingLabel(smoothing)}
+            {runs.length} run{runs.length === 1 ? '' : 's'}, each named by its run (click a name to rename it) · smoothing: {smoothingLabel(smoothing)}
           </p>
         </div>
         <div className="run-actions">
@@ -174,14 +198,25 @@ export function CompareView() {
             <RunChip key={run.key} run={run} index={index} />
           ))}
         </div>
+        {runs.length > 0 && <CompareTable runs={runs} />}
         <div className="controls">
-          <div className="segmented" role="group" aria-label="Series compared">
-            {RATE_SERIES.map((s) => (
-              <button key={s.key} type="button" aria-pressed={series === s.key} data-testid={`compare-series-${s.raw}`} onClick={() => setSeries(s.key)}>
-                {s.label}
-              </button>
-            ))}
+          <div className="segmented" role="group" aria-label="Layout">
+            <button type="button" aria-pressed={layout === 'overlaid'} data-testid="compare-layout-overlaid" onClick={() => setLayout('overlaid')}>
+              Overlaid
+            </button>
+            <button type="button" aria-pressed={layout === 'per-metric'} data-testid="compare-layout-per-metric" onClick={() => setLayout('per-metric')}>
+              Side by side per metric
+            </button>
           </div>
+          {layout === 'overlaid' && (
+            <div className="segmented" role="group" aria-label="Series compared">
+              {RATE_SERIES.map((s) => (
+                <button key={s.key} type="button" aria-pressed={series === s.key} data-testid={`compare-series-${s.raw}`} onClick={() => setSeries(s.key)}>
+                  {s.label}
+                </button>
+              ))}
+            </div>
+          )}
           <div className="segmented" role="group" aria-label="Sessions shown">
             <button type="button" aria-pressed={range === 'published'} onClick={() => setRange('published')}>
               First {publishedSessions} sessions
@@ -195,9 +230,23 @@ export function CompareView() {
         {runs.length === 0 ? (
           <p className="muted">Add runs below: they are drawn here, one colour each.</p>
         ) : (
-          published !== null && (
+          published !== null &&
+          (layout === 'overlaid' ? (
             <CompareChart runs={runs} series={series} smoothing={smoothing} showRaw={showRaw} range={range} published={published} zoom={zoom} onZoom={setZoom} />
-          )
+          ) : (
+            <>
+              {first < last && (
+                <div className="chart-toolbar">
+                  <RangeControl first={first} last={last} zoom={zoom} onZoom={setZoom} yRange={yRange} onYRange={setYRange} />
+                </div>
+              )}
+              <div className="compare-grid" data-testid="compare-grid">
+                {RATE_SERIES.map((s) => (
+                  <CompareChart key={s.key} runs={runs} series={s.key} smoothing={smoothing} showRaw={showRaw} range={range} published={published} zoom={zoom} onZoom={setZoom} compact />
+                ))}
+              </div>
+            </>
+          ))
         )}
         <h4 className="subhead">Add a run</h4>
         <AddRuns />
