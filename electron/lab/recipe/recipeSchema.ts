@@ -187,6 +187,12 @@ export const trainerSchema = z
     loss: lossSchema,
     lora: loraSchema,
     launcher: z.enum(['local', 'torchrun', 'ray']).default('local'),
+    gradient_checkpointing: z
+      .boolean()
+      .default(false)
+      .describe(
+        "torch trainer: recompute the decoder's activations in the backward pass instead of keeping them — they, not the logits, hold most of a long window's memory (bench:torch-trainer's long-window rows)",
+      ),
   })
   .refine((t) => t.window_turns === undefined || t.window_turns >= t.batch_turns, {
     message: 'window_turns must be at least batch_turns',

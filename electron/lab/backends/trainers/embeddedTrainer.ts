@@ -19,6 +19,7 @@ export function embeddedTrainer(recipe: Recipe): TrainerBackend {
   if (trainer.lora.dtype !== 'F32') reasons.push(`the embedded trainer writes F32 adapters; the recipe asks for ${trainer.lora.dtype}`);
   if (trainer.loss.entropy_coef !== 0) reasons.push(`the embedded trainer has no entropy term; the recipe's entropy_coef is ${trainer.loss.entropy_coef}`);
   if (recipe.policy.kind !== 'embedded') reasons.push(`the embedded trainer trains the embedded policy only, not '${recipe.policy.kind}'`);
+  if (trainer.gradient_checkpointing) reasons.push('gradient_checkpointing is a torch trainer option; the embedded trainer keeps no activations to recompute');
   if (reasons.length > 0) throw new BackendUnavailableError(reasons);
   return {
     // Larger calls measured no faster here; 4k keeps a 16-turn window to a few calls.

@@ -24,7 +24,7 @@ export type TorchTrainerOptions = {
   cpuProcesses?: number;
   /** Base weights' dtype: `auto` = bf16 on a GPU that has it, fp32 on the CPU. */
   dtype?: 'auto' | 'fp32' | 'bf16';
-  /** Recompute activations in backward: for long windows on one small GPU. */
+  /** Recompute activations in backward (default: the recipe's trainer.gradient_checkpointing). */
   gradientCheckpointing?: boolean;
   /** The environment GATELAB_HOME is read from (tests). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -69,7 +69,7 @@ export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}):
       const entry = (): WorkerEntry => ({
         kind: 'process',
         command: python,
-        args: torchTrainerArgs(launcher, placement, options),
+        args: torchTrainerArgs(launcher, placement, { gradientCheckpointing: trainer.gradient_checkpointing, ...options }),
         // PYTHONUNBUFFERED: protocol lines and logs leave at once; PYTHONPATH: the worker's sources, nothing else.
         env: { PYTHONPATH: sources, PYTHONUNBUFFERED: '1', PYTHONNOUSERSITE: '1' },
       });
