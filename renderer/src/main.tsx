@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { getLab } from './api/labClient';
 import { createFrameBatcher } from './lib/frameBatcher';
+import { useAwaitingStore } from './stores/awaitingStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
 import { followRequests } from './stores/pageStore';
@@ -21,6 +22,8 @@ if (lab !== null) {
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
   // A live run streams patches; a frame's worth is applied in one store update.
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
+  // The candidates waiting in every run the lab follows: each event carries the whole list.
+  lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
   // Each workers.changed carries the whole list: a frame's worth collapses to the newest.
   lab.on('workers.changed', createFrameBatcher((views) => useWorkersStore.getState().apply(views)));
 }
