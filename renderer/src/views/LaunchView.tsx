@@ -84,7 +84,7 @@ function BlockedRecipes() {
   if (blocked.length === 0) return null;
   return (
     <div className="blocked-recipes">
-      <div className="strip-title">Not on this machine</div>
+      <div className="section-title">Not on this machine</div>
       <ul className="recipe-list">
         {blocked.map((recipe) => (
           <li key={recipe.id}>
