@@ -38,6 +38,8 @@ describe('the progress line', () => {
     // While paused, no session counts; after it continues, the session in progress counts from then.
     expect(runProgress(events.slice(0, 4), recipe, true).sessionSince).toBeNull();
     expect(runProgress(events.slice(0, 5), recipe, true).sessionSince).toBe(t(78));
+    // A crash leaves a stretch without an end: while a resume starts its engines, no session is timed.
+    expect(runProgress(events, recipe, true, false).sessionSince).toBeNull();
   });
 
   test('a finished run\'s session time stays put: a decision after the run ended adds nothing', () => {

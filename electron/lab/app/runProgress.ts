@@ -99,12 +99,17 @@ export function trainerStepInFlight(events: readonly JournalEvent[], recipe: Rec
   return since !== null && judged - consumed >= batch ? { step: lastStep + 1, turns: batch, since } : null;
 }
 
-/** The run's progress; the trainer's step only while the run's trainer runs (`live`). */
-export function runProgress(events: readonly JournalEvent[], recipe: Recipe, live: boolean): RunProgressView {
+/**
+ * The run's progress; the trainer's step only while the run's trainer runs
+ * (`live`), the session clock only while its session loop runs
+ * (`sessionsRun`: not while its engines start — a stretch a crash cut off
+ * left no end in the journal, and the resume has not yet journaled its start).
+ */
+export function runProgress(events: readonly JournalEvent[], recipe: Recipe, live: boolean, sessionsRun = live): RunProgressView {
   return {
     activeSeconds: sessionSeconds(events),
     secondsPerSession: secondsPerSession(events),
-    sessionSince: live ? sessionClock(events).since : null,
+    sessionSince: sessionsRun ? sessionClock(events).since : null,
     trainerStep: live ? trainerStepInFlight(events, recipe) : null,
   };
 }
