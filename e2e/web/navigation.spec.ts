@@ -131,6 +131,7 @@ test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
     await expect(header).toBeInViewport();
     await page.getByTestId('jump-gate').click();
     await expect(page.getByTestId('section-gate')).toBeInViewport();
+    await expect(page.getByTestId('jump-gate')).toHaveAttribute('aria-current', 'location');
     await expect(header).toBeInViewport();
     await expect(header.getByTestId('progress-line')).toBeInViewport();
     await expect(header.getByTestId('header-awaiting')).toContainText('2 await you');

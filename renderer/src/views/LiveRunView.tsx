@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { CandidateView, RunPhase, RunView } from '../../../electron/contract/liveRuns';
@@ -62,6 +62,37 @@ function jumpTo(id: SectionId): void {
   document.getElementById(sectionElementId(id))?.scrollIntoView({ block: 'start' });
 }
 
+/** The section at the top of the pane, under the header: the nav marks it, so the person knows where they are. */
+function useSectionInView(): SectionId {
+  const [current, setCurrent] = useState<SectionId>('overview');
+  useEffect(() => {
+    const pane = document.querySelector('main.main');
+    if (pane === null) return;
+    let frame = 0;
+    const look = () => {
+      frame = 0;
+      const header = pane.querySelector('.live-run-header');
+      const line = (header?.getBoundingClientRect().bottom ?? pane.getBoundingClientRect().top) + 24;
+      let found: SectionId = 'overview';
+      for (const section of SECTIONS) {
+        const top = document.getElementById(sectionElementId(section.id))?.getBoundingClientRect().top;
+        if (top !== undefined && top <= line) found = section.id;
+      }
+      setCurrent(found);
+    };
+    const onScroll = () => {
+      if (frame === 0) frame = requestAnimationFrame(look);
+    };
+    look();
+    pane.addEventListener('scroll', onScroll, { passive: true });
+    return () => {
+      pane.removeEventListener('scroll', onScroll);
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
+  }, []);
+  return current;
+}
+
 /**
  * The run's header, in view however far the page scrolls: what runs, its
  * progress, Pause/Resume/Stop, the decisions waiting for the person, and
@@ -76,6 +107,7 @@ function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly Cand
   const paused = h.phase === 'paused' || h.phase === 'pausing';
   const resumable = paused || (!live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned);
   const first = awaiting[0];
+  const inView = useSectionInView();
   return (
     <header className="run-header live-run-header" data-testid="run-sticky-header">
       <div className="run-title-line">
@@ -124,7 +156,14 @@ function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly Cand
       <ProgressLine run={run} />
       <nav className="section-nav" aria-label="Sections of the run page" data-testid="section-nav">
         {SECTIONS.map((section) => (
-          <button key={section.id} type="button" className="section-link" data-testid={`jump-${section.id}`} onClick={() => jumpTo(section.id)}>
+          <button
+            key={section.id}
+            type="button"
+            className="section-link"
+            aria-current={inView === section.id ? 'location' : undefined}
+            data-testid={`jump-${section.id}`}
+            onClick={() => jumpTo(section.id)}
+          >
             {section.label}
             {section.id === 'gate' && awaiting.length > 0 && <span className="tab-badge">⚑ {awaiting.length}</span>}
           </button>
