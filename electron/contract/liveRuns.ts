@@ -462,6 +462,10 @@ export const AwaitingView = z.strictObject({
 });
 export type AwaitingView = z.infer<typeof AwaitingView>;
 
+/** A person asked, outside the page (an OS notification clicked), to see a waiting candidate: the page opens its run and shows it. */
+export const ReviewRequest = z.strictObject({ runDir: z.string(), candidate: candidateId });
+export type ReviewRequest = z.infer<typeof ReviewRequest>;
+
 export const ProbeReplyView = z.strictObject({
   text: z.string(),
   finishReason: z.enum(['stop', 'length']),

@@ -6,7 +6,7 @@ import { createFrameBatcher } from './lib/frameBatcher';
 import { useAwaitingStore } from './stores/awaitingStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
-import { followRequests } from './stores/pageStore';
+import { followRequests, usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
 import { useWorkersStore } from './stores/workersStore';
 import { followTheme } from './stores/themeStore';
@@ -24,6 +24,11 @@ if (lab !== null) {
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
   // The candidates waiting in every run the lab follows: each event carries the whole list.
   lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
+  // A waiting candidate's OS notification was clicked (Electron): show it, opening its run if needed.
+  lab.on('liveRuns.reviewRequested', ({ runDir, candidate }) => {
+    usePageStore.getState().show('run');
+    void useLiveRunStore.getState().review(runDir, candidate);
+  });
   // Each workers.changed carries the whole list: a frame's worth collapses to the newest.
   lab.on('workers.changed', createFrameBatcher((views) => useWorkersStore.getState().apply(views)));
 }
