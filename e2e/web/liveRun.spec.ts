@@ -110,7 +110,7 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     await c2.locator('.reason-input').fill('probed against base');
     await c2.getByTestId('reject-button').click();
     await expect(c2).toHaveAttribute('data-state', 'rejected', { timeout: 60_000 });
-    await expect(c2.getByTestId('candidate-reason')).toHaveText('Rejected — person: probed against base');
+    await expect(c2.getByTestId('candidate-reason')).toHaveText('Rejected by a person: probed against base');
     await expect(page.getByTestId('awaiting-banner')).toHaveCount(0);
     await expect(page.getByTestId('run-tab-badge')).toHaveCount(0);
     await expect(page).toHaveTitle('GateLab · prepared-confirm');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventTable } from './define';
-import { RunPatch } from './liveRuns';
+import { AwaitingView, ReviewRequest, RunPatch } from './liveRuns';
 import { RunSummary } from './runs';
 import { WorkersView } from './workers';
 
@@ -20,6 +20,10 @@ export const labEvents = {
   'runs.loaded': RunSummary,
   /** The run on screen changed: batched (one event per burst of journal events), merged by key. */
   'liveRuns.changed': RunPatch,
+  /** A candidate started or stopped waiting for a person in one of the runs the lab follows: the whole list. */
+  'liveRuns.awaitingChanged': AwaitingView,
+  /** The person clicked a waiting candidate's OS notification: show that candidate. */
+  'liveRuns.reviewRequested': ReviewRequest,
   /** The workers changed (a start, a crash, a restart, new log lines): the whole list, batched. */
   'workers.changed': WorkersView,
 } as const satisfies EventTable;

@@ -311,13 +311,15 @@ export const MAX_QUEUED_INJECTIONS = 5;
 
 /**
  * How far the run has got, for the progress line: what the journal says
- * (the renderer adds the time since `lastEventAt` while the run is live).
+ * (the renderer adds the time since `sessionSince` while a session runs).
  */
 export const RunProgressView = z.strictObject({
-  /** Seconds the run's processes were alive up to its last journal event (pauses included, gaps between processes not). */
+  /** Seconds the run's completed sessions ran (pauses, and anything after the run ended, left out). */
   activeSeconds: z.number().nonnegative(),
-  /** Mean seconds per session over the newest sessions of this process's stretch (at most 10); null before two sessions finished in it. */
+  /** Mean seconds per session over the newest sessions of this process's stretch (at most 10, pauses left out); null before two sessions finished in it. */
   secondsPerSession: z.number().nonnegative().nullable(),
+  /** When the session in progress started counting (after the one before it, the process start or the end of a pause); null when none runs. */
+  sessionSince: at.nullable(),
   /** The optimizer step the trainer is working on (a full batch of judged turns is waiting for it), or null. */
   trainerStep: z.strictObject({ step: z.int().positive(), turns: z.int().positive(), since: at }).nullable(),
 });
@@ -429,6 +431,41 @@ export const RunFolderInfo = z.strictObject({
 });
 export type RunFolderInfo = z.infer<typeof RunFolderInfo>;
 
+/** A candidate that passed every probe round and waits for a person's decision, in one of the runs the lab follows. */
+export const AwaitingCandidateView = z.strictObject({
+  id: candidateId,
+  version: versionId,
+  passedRounds: count,
+  /** The version its probe rounds compared it with. */
+  probedAgainst: versionId,
+  /** When it started waiting. */
+  since: at,
+});
+export type AwaitingCandidateView = z.infer<typeof AwaitingCandidateView>;
+
+/**
+ * Every candidate waiting for a person across the runs the lab follows (the
+ * runs folder and every folder opened here), so that none is missed whichever
+ * run is on screen. Runs with none waiting are left out; the oldest wait first.
+ */
+export const AwaitingView = z.strictObject({
+  total: count,
+  runs: z.array(
+    z.strictObject({
+      runId: z.string(),
+      /** The run folder, to open it by path (it may live outside the runs folder). */
+      runDir: z.string(),
+      recipeName: z.string(),
+      candidates: z.array(AwaitingCandidateView).min(1),
+    }),
+  ),
+});
+export type AwaitingView = z.infer<typeof AwaitingView>;
+
+/** A person asked, outside the page (an OS notification clicked), to see a waiting candidate: the page opens its run and shows it. */
+export const ReviewRequest = z.strictObject({ runDir: z.string(), candidate: candidateId });
+export type ReviewRequest = z.infer<typeof ReviewRequest>;
+
 export const ProbeReplyView = z.strictObject({
   text: z.string(),
   finishReason: z.enum(['stop', 'length']),
@@ -474,6 +511,11 @@ export const liveRunsMethods = {
     summary: 'The run folders in the lab\'s runs folder, newest first.',
     params: z.strictObject({}),
     result: z.strictObject({ runsDir: z.string(), runs: z.array(RunFolderInfo) }),
+  },
+  'liveRuns.awaiting': {
+    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as liveRuns.awaitingChanged.',
+    params: z.strictObject({}),
+    result: AwaitingView,
   },
   'liveRuns.open': {
     summary: 'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts.',

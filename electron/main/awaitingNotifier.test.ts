@@ -1,26 +1,32 @@
 import { describe, expect, test } from 'vitest';
-import type { CandidateView, RunPatch } from '../contract';
+import type { AwaitingView } from '../contract';
 import { createLabEventBus } from '../lab/app/eventBus';
 import { notifyAwaitingCandidates, type AwaitingNotice } from './awaitingNotifier';
 
-const header = { runId: 'r1', runDir: '/runs/r1' } as RunPatch['header'];
-const candidate = (id: string, state: CandidateView['state']) => ({ id, version: 'v3-aaaaaaaa', state, passedRounds: 3, roundsRequired: 3 }) as CandidateView;
-const patch = (candidates: CandidateView[], reset = false): RunPatch => ({ reset, header, sessions: [], trainerSteps: [], refusedSteps: [], candidates, servingHistory: null });
+const candidate = (id: string) => ({ id, version: 'v3-aaaaaaaa', passedRounds: 3, probedAgainst: 'base', since: '2026-12-05T02:00:00.000Z' });
+const run = (runId: string, ids: string[]) => ({ runId, runDir: `/runs/${runId}`, recipeName: 'e', candidates: ids.map(candidate) });
+const view = (...runs: ReturnType<typeof run>[]): AwaitingView => ({ total: runs.reduce((n, r) => n + r.candidates.length, 0), runs });
 
 describe('the OS notification for a waiting candidate', () => {
-  test('once per candidate that starts waiting while the run is watched', () => {
+  test('once per candidate that starts waiting, in any run the lab follows', () => {
     const events = createLabEventBus();
     const shown: AwaitingNotice[] = [];
     const off = notifyAwaitingCandidates(events, (n) => shown.push(n));
-    events.emit('liveRuns.changed', patch([candidate('c1', 'awaiting-confirm')], true)); // opened with c1 waiting: its page shows it
-    events.emit('liveRuns.changed', patch([candidate('c2', 'probing')]));
-    events.emit('liveRuns.changed', patch([candidate('c2', 'awaiting-confirm')]));
-    events.emit('liveRuns.changed', patch([candidate('c2', 'awaiting-confirm'), candidate('c1', 'awaiting-confirm')]));
-    events.log('info', 'not a run update');
-    expect(shown.map((n) => [n.candidate, n.title])).toEqual([['c2', 'GateLab: c2 awaits your decision']]);
-    expect(shown[0]?.body).toContain('passed 3 of 3 probe rounds in r1');
+    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1']))); // waited already when the lab started: the top bar shows it
+    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1']), run('r2', ['c1']))); // another run's c1, not the one on screen
+    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1', 'c2']), run('r2', ['c1'])));
+    events.emit('liveRuns.awaitingChanged', view(run('r2', ['c1'])));
+    events.log('info', 'not a list of waiting candidates');
+    expect(shown.map((n) => [n.runDir, n.candidate, n.title])).toEqual([
+      ['/runs/r2', 'c1', 'GateLab: c1 awaits your decision'],
+      ['/runs/r1', 'c2', 'GateLab: c2 awaits your decision'],
+    ]);
+    expect(shown[0]?.body).toContain('passed 3 probe rounds against base in r2');
+    // One that stopped waiting and waits again (its run folder read again) is announced again.
+    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c2']), run('r2', ['c1'])));
+    expect(shown).toHaveLength(3);
     off();
-    events.emit('liveRuns.changed', patch([candidate('c3', 'awaiting-confirm')]));
-    expect(shown).toHaveLength(1);
+    events.emit('liveRuns.awaitingChanged', view(run('r3', ['c1'])));
+    expect(shown).toHaveLength(3);
   });
 });

@@ -103,10 +103,14 @@ if (!app.requestSingleInstanceLock()) {
   };
   app.on('second-instance', bringToFront);
   // A candidate that starts waiting for the person is announced by the OS too (the page shows a banner, a tab badge and the title).
-  notifyAwaitingCandidates(core.events, ({ title, body }) => {
+  // Clicking it shows that candidate, in whichever run it waits.
+  notifyAwaitingCandidates(core.events, ({ title, body, runDir, candidate }) => {
     if (!Notification.isSupported()) return;
     const notice = new Notification({ title, body });
-    notice.on('click', bringToFront);
+    notice.on('click', () => {
+      bringToFront();
+      core.events.emit('liveRuns.reviewRequested', { runDir, candidate });
+    });
     notice.show();
   });
   await window.loadURL(APP_ENTRY_URL);

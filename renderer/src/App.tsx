@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { DragEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LogPanel } from './components/LogPanel';
@@ -6,6 +6,7 @@ import { OpenRunInput } from './components/OpenRunButton';
 import { Sidebar } from './components/Sidebar';
 import { TopBar } from './components/TopBar';
 import { useAppStore } from './stores/appStore';
+import { useAwaitingStore } from './stores/awaitingStore';
 import { useReferenceStore } from './stores/referenceStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { usePageStore } from './stores/pageStore';
@@ -58,9 +59,10 @@ function MainContent() {
   }
 }
 
-/** The window title names a decision that waits for the person, so it shows in the task bar too. */
+/** The window title names a decision that waits for the person in any run, so it shows in the task bar too. */
 function useWindowTitle(): void {
-  const title = useLiveRunStore((state) => windowTitle(state.run));
+  const awaiting = useAwaitingStore((state) => state.view);
+  const title = useLiveRunStore((state) => windowTitle(state.run, awaiting));
   useEffect(() => {
     document.title = title;
   }, [title]);
@@ -69,12 +71,19 @@ function useWindowTitle(): void {
 export function App() {
   const openFiles = useRunStore((state) => state.openFiles);
   const page = usePageStore((state) => state.page);
+  const runDir = useLiveRunStore((state) => state.run?.header.runDir ?? null);
+  const mainRef = useRef<HTMLElement>(null);
   useWindowTitle();
+  // A page, or another run, opens at its top — never at the scroll position of what was shown before.
+  useLayoutEffect(() => {
+    mainRef.current?.scrollTo(0, 0);
+  }, [page, runDir]);
   useEffect(() => {
     const report = (error: unknown) => console.error(error);
     useAppStore.getState().load().catch(report);
     useReferenceStore.getState().load().catch(report);
     useLiveRunStore.getState().load().catch(report);
+    useAwaitingStore.getState().load().catch(report);
   }, []);
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
@@ -87,7 +96,7 @@ export function App() {
       <div className={page === 'viewer' ? 'body with-sidebar' : 'body'}>
         {/* The sidebar is the viewer's (reference runs, what was opened): each page shows its own content. */}
         {page === 'viewer' && <Sidebar />}
-        <main className="main">
+        <main className="main" ref={mainRef}>
           <MainContent />
         </main>
       </div>

@@ -3,9 +3,10 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { getLab } from './api/labClient';
 import { createFrameBatcher } from './lib/frameBatcher';
+import { useAwaitingStore } from './stores/awaitingStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
-import { followRequests } from './stores/pageStore';
+import { followRequests, usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
 import { useWorkersStore } from './stores/workersStore';
 import { followTheme } from './stores/themeStore';
@@ -22,6 +23,13 @@ if (lab !== null) {
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
   // A live run streams patches; a frame's worth is applied in one store update.
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
+  // The candidates waiting in every run the lab follows: each event carries the whole list.
+  lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
+  // A waiting candidate's OS notification was clicked (Electron): show it, opening its run if needed.
+  lab.on('liveRuns.reviewRequested', ({ runDir, candidate }) => {
+    usePageStore.getState().show('run');
+    void useLiveRunStore.getState().review(runDir, candidate);
+  });
   // Each workers.changed carries the whole list: a frame's worth collapses to the newest.
   lab.on('workers.changed', createFrameBatcher((views) => useWorkersStore.getState().apply(views)));
 }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AppInfo, AppMode, LabHandlers, LoadedRun } from '../../contract';
+import { createAwaitingFeed } from './awaitingFeed';
 import { createLabEventBus } from './eventBus';
 import type { LabEventBus } from './eventBus';
 import { listRecipes } from './recipeCatalog';
@@ -51,6 +52,11 @@ export function createLabCore(options: LabCoreOptions): LabCore {
   const recipesDir = options.recipesDir ?? join(options.assetsDir, '..', 'recipes');
   const runs = new RunManager({ recipesDir, runsDir: options.runsDir ?? defaultRunsDir(), events });
   const workers = createWorkersFeed({ registry: options.workerRegistry ?? workerRegistry, events });
+  const awaiting = createAwaitingFeed({ runsDir: runs.runsDir, events });
+  // A change on screen (a decision, a round passed) reaches the lab-wide list at once, not at its next look.
+  const offAwaiting = events.subscribe((event) => {
+    if (event === 'liveRuns.changed') void awaiting.refresh().catch(() => undefined);
+  });
 
   const info: AppInfo = {
     name: 'GateLab',
@@ -108,7 +114,12 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'liveRuns.start': async (params) => runs.start(params),
     'liveRuns.current': async () => ({ run: await runs.currentView() }),
     'liveRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
-    'liveRuns.open': async (where) => runs.open(where),
+    'liveRuns.awaiting': async () => awaiting.view(),
+    'liveRuns.open': async (where) => {
+      const view = await runs.open(where);
+      awaiting.follow(view.header.runDir);
+      return view;
+    },
     'liveRuns.stop': async () => runs.stop(),
     'liveRuns.pause': async () => runs.pause(),
     'liveRuns.resume': async () => runs.resume(),
@@ -134,6 +145,8 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     close: async () => {
       await runs.close();
       workers.close();
+      offAwaiting();
+      awaiting.close();
     },
   };
 }

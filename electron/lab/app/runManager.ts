@@ -24,7 +24,7 @@ import { GateRequestError } from '../gate/releaseGate';
 import { IllegalTransitionError } from '../gate/gateState';
 import { readJournal } from '../journal/appendOnlyJournal';
 import { journalEventSchema, type JournalEvent } from '../journal/journalEvents';
-import { RecipeError } from '../recipe/loadRecipe';
+import { loadRecipe, RecipeError } from '../recipe/loadRecipe';
 import { askLiveRun, type ControlRequest } from '../run/controlServer';
 import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../run/liveRun';
 import { liveHolder, RunBusyError, runPaths } from '../run/runFolder';
@@ -150,15 +150,17 @@ export class RunManager {
       if (params.seed !== undefined) overrides.seed = params.seed;
       if (params.sessions !== undefined) overrides.sessions = params.sessions;
       const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-      const name = `${params.recipe.replace(/\.ya?ml$/, '')}-seed${params.seed ?? 'r'}-${stamp}`;
       let runDir: string;
       try {
+        // The folder names the seed that runs: the one asked for, else the recipe's own.
+        const seed = params.seed ?? (await loadRecipe(file)).recipe.seed;
+        const name = `${params.recipe.replace(/\.ya?ml$/, '')}-seed${seed}-${stamp}`;
         runDir = await createRun(file, path.join(this.options.runsDir, name), overrides);
       } catch (error) {
         throw asLabError(error);
       }
       await this.replaceCurrent(await this.diskView(runDir, 'starting'));
-      this.options.events.log('info', `Started run ${name}: starting the engines, the trainer and the gateway.`);
+      this.options.events.log('info', `Started run ${path.basename(runDir)}: starting the engines, the trainer and the gateway.`);
       this.launchSessions(this.current!);
       return this.view(this.current!);
     });

@@ -52,6 +52,8 @@ export type RunLiveness = {
 
 /** Phases in which the run's sessions and trainer are alive in some process (the trainer's step can be in flight). */
 const LIVE_PHASES: ReadonlySet<RunPhase> = new Set(['starting', 'running', 'pausing', 'paused', 'stopping']);
+/** Phases in which the run's session loop is running (its start is journaled; a pause is journaled as it begins). */
+const SESSION_LOOP_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'pausing', 'paused', 'stopping']);
 
 export type RunViewInput = {
   runDir: string;
@@ -120,7 +122,12 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
     startedAt: started.at,
     lastEventAt: events.at(-1)?.at ?? started.at,
     journalEvents: events.length,
-    progress: runProgress(events, recipe, LIVE_PHASES.has(liveness.phase) || liveness.heldBy !== null),
+    progress: runProgress(
+      events,
+      recipe,
+      LIVE_PHASES.has(liveness.phase) || liveness.heldBy !== null,
+      SESSION_LOOP_PHASES.has(liveness.phase) || liveness.heldBy !== null,
+    ),
     injections: liveness.injections,
     update: liveness.update,
   };

@@ -9,7 +9,7 @@ const header = (update: number, completed: number): RunView['header'] => ({
   batchTurns: 16, windowTurns: 16, klCoef: 0, maxUpdateNorm: 40, phase: 'running', error: null, heldBy: null,
   sessions: { planned: 72, completed, accepted: 0, adaptationSession: null, running: completed },
   serving: pointer, servedVersions: [pointer], startedAt: '2026-12-02T17:00:00.000Z', lastEventAt: '2026-12-02T17:00:00.000Z', journalEvents: 1,
-  progress: { activeSeconds: 0, secondsPerSession: null, trainerStep: null }, injections: [], update,
+  progress: { activeSeconds: 0, secondsPerSession: null, sessionSince: null, trainerStep: null }, injections: [], update,
 });
 const session = (n: number): SessionView => ({
   session: n, at: '2026-12-02T17:00:00.000Z', taskId: `hw-${n}`, question: 'q', gold: 3, accepted: false, turns: 2, version: 'base', firstReply: '**x**',

@@ -204,6 +204,8 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
         state.pointer = event.pointer;
       };
     case 'run-resumed':
+    case 'run-paused':
+    case 'run-continued':
     case 'session-completed':
     case 'trainer-step':
     case 'trainer-step-refused':

@@ -70,6 +70,10 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     baseVersion: servingPointerSchema,
   }),
   z.strictObject({ ...base, type: z.literal('run-resumed'), pid: z.int() }),
+  // A person's pause: no session starts until the run continues (the gate and the trainer go on).
+  // Journaled so that the session time and the ETA leave the pause out, in any process that reads the journal.
+  z.strictObject({ ...base, type: z.literal('run-paused') }),
+  z.strictObject({ ...base, type: z.literal('run-continued') }),
   z.strictObject({
     ...base,
     type: z.literal('session-completed'),

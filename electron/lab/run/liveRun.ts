@@ -504,8 +504,11 @@ export class LiveRun {
     const pause = this.pause;
     if (!pause || this.stopping) return;
     const released = new Promise<void>((resolve) => (pause.release = resolve));
+    await this.journal.append({ type: 'run-paused' });
     pause.markReached();
     await released;
+    // A stop while paused ends the stretch here; a resume later journals its own start.
+    if (!this.stopping) await this.journal.append({ type: 'run-continued' });
   }
 
   /** Stops after the session in progress (or at once when paused); the run can be resumed later. */

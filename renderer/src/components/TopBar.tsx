@@ -4,6 +4,7 @@ import { useLiveRunStore } from '../stores/liveRunStore';
 import { usePageStore } from '../stores/pageStore';
 import type { Page } from '../stores/pageStore';
 import { useRunStore } from '../stores/runStore';
+import { AwaitingMenu } from './AwaitingMenu';
 import { OpenRunButton } from './OpenRunButton';
 import { ThemeSwitch } from './ThemeSwitch';
 
@@ -66,6 +67,7 @@ export function TopBar() {
       </div>
       <PageTabs />
       <div className="topbar-right">
+        <AwaitingMenu />
         <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}>
           {mode} <span className="mode-transport">· {transport}</span>
         </span>

@@ -1,4 +1,4 @@
-import type { CandidateView, RunView } from '../../../electron/contract/liveRuns';
+import type { AwaitingView, CandidateView, RunView } from '../../../electron/contract/liveRuns';
 
 /** 42 → "42 s", 725 → "12 min 05 s", 7380 → "2 h 03 min". */
 export function duration(seconds: number): string {
@@ -15,15 +15,21 @@ export function isLive(run: RunView): boolean {
   return heldBy !== null || phase === 'starting' || phase === 'running' || phase === 'pausing' || phase === 'paused' || phase === 'stopping';
 }
 
-/** Seconds the run's processes have been alive, now. */
+/** Seconds the session in progress has run, now; 0 when none runs (paused, stopped, ended). */
+function intoSession(run: RunView, nowMs: number): number {
+  const since = run.header.progress.sessionSince;
+  if (since === null || !isLive(run)) return 0;
+  return Math.max(0, (nowMs - Date.parse(since)) / 1000);
+}
+
+/** The run's session time, now: its sessions so far and the one in progress; pauses and time after it ended never count. */
 export function elapsedSeconds(run: RunView, nowMs: number): number {
-  const { progress, lastEventAt } = run.header;
-  return progress.activeSeconds + (isLive(run) ? Math.max(0, (nowMs - Date.parse(lastEventAt)) / 1000) : 0);
+  return run.header.progress.activeSeconds + intoSession(run, nowMs);
 }
 
 /**
  * Seconds until the last planned session is done, from the mean session so
- * far (the session in progress counts from when the one before it finished);
+ * far (pauses left out), less the time the session in progress has run;
  * null when no estimate can be made yet, or nothing runs.
  */
 export function etaSeconds(run: RunView, nowMs: number): number | null {
@@ -32,9 +38,7 @@ export function etaSeconds(run: RunView, nowMs: number): number | null {
   if (perSession === null || (h.phase !== 'running' && h.heldBy === null)) return null;
   const remaining = h.sessions.planned - h.sessions.completed;
   if (remaining <= 0) return 0;
-  const last = run.sessions.at(-1);
-  const intoCurrent = last === undefined ? 0 : Math.max(0, (nowMs - Date.parse(last.at)) / 1000);
-  return Math.max(0, remaining * perSession - Math.min(intoCurrent, perSession));
+  return Math.max(0, remaining * perSession - Math.min(intoSession(run, nowMs), perSession));
 }
 
 /** Candidates a person must decide, oldest first. */
@@ -66,11 +70,13 @@ function gateWork(run: RunView): string {
   return `idle, serving ${run.header.serving.version}`;
 }
 
-/** The window title: a waiting decision first, so it shows in the task bar. */
-export function windowTitle(run: RunView | null): string {
-  if (run === null) return 'GateLab';
-  const awaiting = awaitingCandidates(run.candidates);
-  if (awaiting.length === 0) return `GateLab · ${run.header.runId}`;
-  const who = awaiting.length === 1 ? `${awaiting[0]!.id} awaits you` : `${awaiting.length} candidates await you`;
-  return `(${awaiting.length}) ${who} · GateLab`;
+/**
+ * The window title: a decision waiting in any run the lab follows comes
+ * first, so it shows in the task bar whichever run is on screen.
+ */
+export function windowTitle(run: RunView | null, awaiting: AwaitingView): string {
+  if (awaiting.total === 0) return run === null ? 'GateLab' : `GateLab · ${run.header.runId}`;
+  const only = awaiting.total === 1 ? awaiting.runs[0] : undefined;
+  const who = only !== undefined ? `${only.candidates[0]!.id} awaits you in ${only.runId}` : `${awaiting.total} candidates await you`;
+  return `(${awaiting.total}) ${who} · GateLab`;
 }

@@ -33,11 +33,18 @@ interface LiveRunState {
   pending: Pending;
   /** Why the last request was refused, in the lab's words. */
   problem: string | null;
+  /** The request `problem` answers ("start", "open", "confirm c3", …), so each page shows it beside what was asked. */
+  problemOf: string | null;
   lastDecision: Decision | null;
   /** The session whose first reply is shown; null follows the newest. */
   selectedSession: number | null;
   probeRounds: Record<string, ProbeRoundState>;
+  /** A candidate the person asked to see (from the top bar's waiting list); its card is brought into view once shown. */
+  focusCandidate: string | null;
   load(): Promise<void>;
+  /** Shows a candidate awaiting the person: opens its run unless it is on screen, then brings its card into view. */
+  review(runDir: string, candidate: string): Promise<void>;
+  focused(): void;
   applyPatches(patches: readonly RunPatch[]): void;
   start(params: { recipe: string; seed?: number; confirm: 'manual' | 'auto'; sessions?: number }): Promise<boolean>;
   open(where: { runId: string } | { path: string }): Promise<boolean>;
@@ -73,11 +80,11 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
    */
   async function request<T>(label: string, call: () => Promise<T>): Promise<T | undefined> {
     if (isPending(get().pending, label)) return undefined;
-    set((state) => ({ pending: { ...state.pending, [label]: true }, problem: null }));
+    set((state) => ({ pending: { ...state.pending, [label]: true }, problem: null, problemOf: null }));
     try {
       return await call();
     } catch (error) {
-      set({ problem: messageOf(error) });
+      set({ problem: messageOf(error), problemOf: label });
       return undefined;
     } finally {
       set((state) => {
@@ -99,9 +106,11 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     run: null,
     pending: {},
     problem: null,
+    problemOf: null,
     lastDecision: null,
     selectedSession: null,
     probeRounds: {},
+    focusCandidate: null,
 
     async load() {
       const lab = getLab();
@@ -111,7 +120,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
         if (run === null) set({ run: null });
         else adopt(run);
       } catch (error) {
-        set({ problem: messageOf(error) });
+        set({ problem: messageOf(error), problemOf: 'load' });
       }
     },
 
@@ -135,6 +144,14 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
           return;
       }
     },
+
+    async review(runDir, candidate) {
+      const onScreen = get().run?.header.runDir === runDir;
+      if (!onScreen && !(await get().open({ path: runDir }))) return;
+      set({ focusCandidate: candidate });
+    },
+
+    focused: () => set({ focusCandidate: null }),
 
     async start(params) {
       const lab = getLab();
@@ -230,6 +247,6 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     },
 
     selectSession: (session) => set({ selectedSession: session }),
-    dismissProblem: () => set({ problem: null }),
+    dismissProblem: () => set({ problem: null, problemOf: null }),
   };
 });

@@ -1,42 +1,98 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { RunFolderInfo } from '../../../electron/contract/liveRuns';
+import type { RecipeChoice, RunFolderInfo } from '../../../electron/contract/liveRuns';
 import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
 import { useCompareStore } from '../stores/compareStore';
 import { isPending, isPendingAny, useLiveRunStore } from '../stores/liveRunStore';
 import { usePageStore } from '../stores/pageStore';
 
+/** A recipe this host can run: chosen with its radio, its facts and description shown. */
+function RunnableRecipe({ recipe, chosen, choose }: { recipe: RecipeChoice; chosen: boolean; choose: (id: string) => void }) {
+  return (
+    <label className={`recipe-item${chosen ? ' chosen' : ''}`} data-testid={`recipe-${recipe.name}`} data-runnable="yes">
+      <input type="radio" name="recipe" value={recipe.id} checked={chosen} onChange={() => choose(recipe.id)} />
+      <span className="recipe-body">
+        <span className="recipe-name">
+          {recipe.name} {recipe.isDefault && <span className="badge badge-good">default</span>}
+        </span>
+        <span className="recipe-facts muted small">
+          {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns
+          {recipe.windowTurns > recipe.batchTurns ? ` (each on the newest ${recipe.windowTurns})` : ''} · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
+        </span>
+        <span className="recipe-desc small">{recipe.description}</span>
+      </span>
+    </label>
+  );
+}
+
+/** A recipe this host cannot run: one line with its main reason; every reason and its facts on demand. */
+function BlockedRecipe({ recipe }: { recipe: RecipeChoice }) {
+  const [open, setOpen] = useState(false);
+  const main = recipe.reasons[0] ?? 'it cannot run on this machine';
+  const more = recipe.reasons.length - 1;
+  return (
+    <div className="recipe-item not-runnable compact" data-testid={`recipe-${recipe.name}`} data-runnable="no">
+      <input type="radio" name="recipe" value={recipe.id} checked={false} disabled aria-label={`${recipe.name} (cannot run here)`} />
+      <span className="recipe-body">
+        <span className="recipe-line">
+          <span className="recipe-name">{recipe.name}</span>
+          <span className="badge badge-bad">cannot run here</span>
+          <span className="recipe-main-reason small" data-testid="recipe-main-reason" title={main}>
+            {main}
+          </span>
+          <button type="button" className="link-button small" aria-expanded={open} data-testid="recipe-details-toggle" onClick={() => setOpen(!open)}>
+            {open ? 'hide' : more > 0 ? `why · ${more} more` : 'details'}
+          </button>
+        </span>
+        <span className="recipe-details" hidden={!open}>
+          <span className="recipe-facts muted small">
+            {recipe.sessions} sessions · seed {recipe.seed} · {recipe.rounds} probe rounds · {recipe.id}
+          </span>
+          <span className="recipe-desc small">{recipe.description}</span>
+          <ul className="reasons small" data-testid={`recipe-reasons-${recipe.name}`}>
+            {recipe.reasons.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </span>
+      </span>
+    </div>
+  );
+}
+
+/** The recipes this host can run, to choose from. */
 function RecipeList() {
   const { recipes, chosen, choose } = useLaunchStore(useShallow((s) => ({ recipes: s.recipes, chosen: s.recipe, choose: s.choose })));
   if (recipes.length === 0) return <p className="muted">No recipes found.</p>;
+  const runnable = recipes.filter((r) => r.runnable);
+  if (runnable.length === 0) return <p className="muted">None of the recipes can run on this machine; each says why below.</p>;
   return (
     <ul className="recipe-list" role="radiogroup" aria-label="Recipe">
-      {recipes.map((recipe) => (
+      {runnable.map((recipe) => (
         <li key={recipe.id}>
-          <label className={`recipe-item${recipe.runnable ? '' : ' not-runnable'}${chosen === recipe.id ? ' chosen' : ''}`} data-testid={`recipe-${recipe.name}`} data-runnable={recipe.runnable ? 'yes' : 'no'}>
-            <input type="radio" name="recipe" value={recipe.id} checked={chosen === recipe.id} disabled={!recipe.runnable} onChange={() => choose(recipe.id)} />
-            <span className="recipe-body">
-              <span className="recipe-name">
-                {recipe.name} {recipe.isDefault && <span className="badge badge-good">default</span>}
-                {!recipe.runnable && <span className="badge badge-bad">cannot run here</span>}
-              </span>
-              <span className="recipe-facts muted small">
-                {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns
-                {recipe.windowTurns > recipe.batchTurns ? ` (each on the newest ${recipe.windowTurns})` : ''} · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
-              </span>
-              <span className="recipe-desc small">{recipe.description}</span>
-              {!recipe.runnable && (
-                <ul className="reasons small" data-testid={`recipe-reasons-${recipe.name}`}>
-                  {recipe.reasons.map((reason) => (
-                    <li key={reason}>{reason}</li>
-                  ))}
-                </ul>
-              )}
-            </span>
-          </label>
+          <RunnableRecipe recipe={recipe} chosen={chosen === recipe.id} choose={choose} />
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The recipes this host cannot run, below the form: one line each. */
+function BlockedRecipes() {
+  const recipes = useLaunchStore((s) => s.recipes);
+  const blocked = recipes.filter((r) => !r.runnable);
+  if (blocked.length === 0) return null;
+  return (
+    <div className="blocked-recipes">
+      <div className="section-title">Not on this machine</div>
+      <ul className="recipe-list">
+        {blocked.map((recipe) => (
+          <li key={recipe.id}>
+            <BlockedRecipe recipe={recipe} />
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -126,7 +182,9 @@ function startedText(iso: string): string {
 /** The runs in the runs folder, newest first: where each stands, and whether one waits for you. */
 function RunFolders() {
   const { runs, runsDir, loadRuns } = useLaunchStore(useShallow((s) => ({ runs: s.runs, runsDir: s.runsDir, loadRuns: s.loadRuns })));
-  const { open, pending, onScreen } = useLiveRunStore(useShallow((s) => ({ open: s.open, pending: s.pending, onScreen: s.run?.header.runId ?? null })));
+  const { open, pending, onScreen, openProblem } = useLiveRunStore(
+    useShallow((s) => ({ open: s.open, pending: s.pending, onScreen: s.run?.header.runId ?? null, openProblem: s.problemOf === 'open' ? s.problem : null })),
+  );
   const show = usePageStore((s) => s.show);
   // Primitives only (a joined string, not a new array per render), as zustand's selectors need.
   const compare = useCompareStore(useShallow((s) => ({ add: s.addFolder, origins: s.runs.map((r) => r.origin).join('\n'), count: s.runs.length })));
@@ -195,7 +253,7 @@ function RunFolders() {
                   <td>
                     <span className="nowrap">
                       <button type="button" className="button secondary small" disabled={opening} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
-                        {run.heldBy !== null ? 'Watch' : 'Open'}
+                        {run.status === 'running' ? 'Watch' : 'Open'}
                       </button>{' '}
                       <button
                         type="button"
@@ -223,10 +281,15 @@ function RunFolders() {
         }}
       >
         <input type="text" placeholder="or a run folder's path, e.g. runs/embedded-gsm8k-style-seed1-…" value={folder} onChange={(e) => setFolder(e.currentTarget.value)} data-testid="open-folder-path" />
-        <button type="submit" className="button secondary small" disabled={opening || folder.trim() === ''}>
+        <button type="submit" className="button secondary small" data-testid="open-folder-button" disabled={opening || folder.trim() === ''}>
           Open folder
         </button>
       </form>
+      {openProblem !== null && (
+        <p className="text-bad small open-folder-problem" role="alert" data-testid="open-folder-problem">
+          {openProblem}
+        </p>
+      )}
     </section>
   );
 }
@@ -234,7 +297,8 @@ function RunFolders() {
 /** The start page: run a recipe, or open a run from the list (reading a curve is the viewer's page). */
 export function LaunchView() {
   const { load, problem } = useLaunchStore(useShallow((s) => ({ load: s.load, problem: s.problem })));
-  const runProblem = useLiveRunStore((s) => s.problem);
+  // The lab's answer to Start, here; an answer to opening a folder stands beside the folder's path.
+  const startProblem = useLiveRunStore((s) => (s.problemOf === 'start' ? s.problem : null));
   const livePhase = useLiveRunStore((s) => s.run?.header.phase ?? null);
   useEffect(() => {
     void load();
@@ -253,11 +317,12 @@ export function LaunchView() {
         </header>
         <RecipeList />
         <StartForm />
-        {(problem ?? runProblem) !== null && (
+        {(problem ?? startProblem) !== null && (
           <p className="text-bad" role="alert" data-testid="launch-problem">
-            {problem ?? runProblem}
+            {problem ?? startProblem}
           </p>
         )}
+        <BlockedRecipes />
       </section>
       <RunFolders />
     </div>

@@ -1,11 +1,12 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { RunPhase, RunView } from '../../../electron/contract/liveRuns';
+import type { CandidateView, RunPhase, RunView } from '../../../electron/contract/liveRuns';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
 import { ViewControls } from '../components/ViewControls';
-import { AwaitingBanner } from '../components/run/AwaitingBanner';
+import { AwaitingBanner, showCandidate } from '../components/run/AwaitingBanner';
 import { GateCard } from '../components/run/GateCard';
 import { InjectCard } from '../components/run/InjectCard';
 import { ProgressLine } from '../components/run/ProgressLine';
@@ -44,7 +45,60 @@ function curveEvents(history: RunView['servingHistory']): CurveEventMarker[] {
   }));
 }
 
-function RunHeaderBar({ run }: { run: RunView }) {
+/** The parts of the run page, in the order the page shows them; the header's nav jumps to each. */
+const SECTIONS = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'curve', label: 'Curve' },
+  { id: 'sessions', label: 'Sessions' },
+  { id: 'gate', label: 'Gate' },
+  { id: 'trainer', label: 'Trainer' },
+  { id: 'workers', label: 'Workers' },
+] as const;
+type SectionId = (typeof SECTIONS)[number]['id'];
+
+const sectionElementId = (id: SectionId) => `run-section-${id}`;
+
+function jumpTo(id: SectionId): void {
+  document.getElementById(sectionElementId(id))?.scrollIntoView({ block: 'start' });
+}
+
+/** The section at the top of the pane, under the header: the nav marks it, so the person knows where they are. */
+function useSectionInView(): SectionId {
+  const [current, setCurrent] = useState<SectionId>('overview');
+  useEffect(() => {
+    const pane = document.querySelector('main.main');
+    if (pane === null) return;
+    let frame = 0;
+    const look = () => {
+      frame = 0;
+      const header = pane.querySelector('.live-run-header');
+      const line = (header?.getBoundingClientRect().bottom ?? pane.getBoundingClientRect().top) + 24;
+      let found: SectionId = 'overview';
+      for (const section of SECTIONS) {
+        const top = document.getElementById(sectionElementId(section.id))?.getBoundingClientRect().top;
+        if (top !== undefined && top <= line) found = section.id;
+      }
+      setCurrent(found);
+    };
+    const onScroll = () => {
+      if (frame === 0) frame = requestAnimationFrame(look);
+    };
+    look();
+    pane.addEventListener('scroll', onScroll, { passive: true });
+    return () => {
+      pane.removeEventListener('scroll', onScroll);
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
+  }, []);
+  return current;
+}
+
+/**
+ * The run's header, in view however far the page scrolls: what runs, its
+ * progress, Pause/Resume/Stop, the decisions waiting for the person, and
+ * the sections of the page one click away.
+ */
+function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly CandidateView[] }) {
   const { pending, problem, stop, pause, resume, dismiss } = useLiveRunStore(
     useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, pause: s.pause, resume: s.resume, dismiss: s.dismissProblem })),
   );
@@ -52,59 +106,72 @@ function RunHeaderBar({ run }: { run: RunView }) {
   const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping' || h.phase === 'pausing' || h.phase === 'paused';
   const paused = h.phase === 'paused' || h.phase === 'pausing';
   const resumable = paused || (!live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned);
+  const first = awaiting[0];
+  const inView = useSectionInView();
   return (
-    <header className="run-header live-run-header">
-      <div>
-        <h1 data-testid="live-run-title">
+    <header className="run-header live-run-header" data-testid="run-sticky-header">
+      <div className="run-title-line">
+        <h1 data-testid="live-run-title" title={h.runDir}>
           {h.recipeName} <span className="muted">· {h.runId}</span>
         </h1>
-        <div className="run-files">
-          <span className={`badge phase-badge phase-${h.heldBy !== null ? 'running' : h.phase}`} data-testid="run-phase" data-phase={h.phase}>
-            {h.heldBy !== null ? `running in process ${h.heldBy}, followed live` : PHASE_TEXT[h.phase]}
-          </span>
-          <span className="file-chip">seed {h.seed}</span>
-          <span className="file-chip">confirm {h.confirm}</span>
-          <span className="file-chip">
-            {h.sessions.accepted} accepted · {h.sessions.adaptationSession === null ? 'not adapted yet' : `adapted @${h.sessions.adaptationSession}`}
-          </span>
-          <span className="file-chip muted" title={h.runDir}>
-            {h.runDir}
-          </span>
-        </div>
-      </div>
-      <div className="run-actions">
-        {h.phase === 'running' && (
+        <span className={`badge phase-badge phase-${h.heldBy !== null ? 'running' : h.phase}`} data-testid="run-phase" data-phase={h.phase}>
+          {h.heldBy !== null ? `running in process ${h.heldBy}, followed live` : PHASE_TEXT[h.phase]}
+        </span>
+        {first !== undefined && (
           <button
             type="button"
-            className="button secondary"
-            data-testid="pause-button"
-            title="Finish the session in progress, then wait: serving, the trainer and the gate go on"
-            disabled={isPending(pending, 'pause')}
-            onClick={() => void pause()}
+            className="header-awaiting"
+            data-testid="header-awaiting"
+            title="Bring the first waiting candidate's evidence and buttons into view"
+            onClick={() => showCandidate(first.id)}
           >
-            {isPending(pending, 'pause') ? 'Pausing…' : 'Pause'}
+            ⚑ {awaiting.length === 1 ? `${first.id} awaits you` : `${awaiting.length} await you`}
           </button>
         )}
-        {resumable && (
-          <button type="button" className="button primary" data-testid="resume-button" disabled={isPending(pending, 'resume') || h.phase === 'pausing'} onClick={() => void resume()}>
-            {isPending(pending, 'resume') ? 'Resuming…' : 'Resume'}
-          </button>
-        )}
-        {(h.phase === 'running' || paused) && (
-          <button type="button" className="button secondary" data-testid="stop-button" disabled={isPending(pending, 'stop')} onClick={() => void stop()}>
-            {isPending(pending, 'stop') ? 'Stopping…' : 'Stop'}
-          </button>
-        )}
+        <div className="run-actions">
+          {h.phase === 'running' && (
+            <button
+              type="button"
+              className="button secondary"
+              data-testid="pause-button"
+              title="Finish the session in progress, then wait: serving, the trainer and the gate go on"
+              disabled={isPending(pending, 'pause')}
+              onClick={() => void pause()}
+            >
+              {isPending(pending, 'pause') ? 'Pausing…' : 'Pause'}
+            </button>
+          )}
+          {resumable && (
+            <button type="button" className="button primary" data-testid="resume-button" disabled={isPending(pending, 'resume') || h.phase === 'pausing'} onClick={() => void resume()}>
+              {isPending(pending, 'resume') ? 'Resuming…' : 'Resume'}
+            </button>
+          )}
+          {(h.phase === 'running' || paused) && (
+            <button type="button" className="button secondary" data-testid="stop-button" disabled={isPending(pending, 'stop')} onClick={() => void stop()}>
+              {isPending(pending, 'stop') ? 'Stopping…' : 'Stop'}
+            </button>
+          )}
+        </div>
       </div>
       <ProgressLine run={run} />
+      <nav className="section-nav" aria-label="Sections of the run page" data-testid="section-nav">
+        {SECTIONS.map((section) => (
+          <button
+            key={section.id}
+            type="button"
+            className="section-link"
+            aria-current={inView === section.id ? 'location' : undefined}
+            data-testid={`jump-${section.id}`}
+            onClick={() => jumpTo(section.id)}
+          >
+            {section.label}
+            {section.id === 'gate' && awaiting.length > 0 && <span className="tab-badge">⚑ {awaiting.length}</span>}
+          </button>
+        ))}
+      </nav>
       {h.error !== null && (
         <p className="run-error-banner" role="alert" data-testid="run-failure">
           {h.error}
-        </p>
-      )}
-      {h.heldBy !== null && (
-        <p className="muted small">
-          Process {h.heldBy} runs this run (e.g. <code>gatelab run</code>); the desktop follows its journal and sends your decisions to it.
         </p>
       )}
       {problem !== null && (
@@ -119,10 +186,57 @@ function RunHeaderBar({ run }: { run: RunView }) {
   );
 }
 
+/** The run's settings and where it lives, at the top of its overview. */
+function RunFacts({ run }: { run: RunView }) {
+  const h = run.header;
+  return (
+    <div className="run-files">
+      <span className="file-chip">seed {h.seed}</span>
+      <span className="file-chip">confirm {h.confirm}</span>
+      <span className="file-chip">
+        {h.sessions.accepted} accepted · {h.sessions.adaptationSession === null ? 'not adapted yet' : `adapted @${h.sessions.adaptationSession}`}
+      </span>
+      <span className="file-chip muted" title={h.runDir}>
+        {h.runDir}
+      </span>
+      {h.heldBy !== null && (
+        <span className="muted small">
+          Process {h.heldBy} runs this run (e.g. <code>gatelab run</code>); the desktop follows its journal and sends your decisions to it.
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** One part of the run page, a target of the header's nav. */
+function RunSection({ id, label, children }: { id: SectionId; label: string; children: ReactNode }) {
+  return (
+    <section className="run-section" id={sectionElementId(id)} data-testid={`section-${id}`} aria-label={label}>
+      {children}
+    </section>
+  );
+}
+
+/** Keeps `--run-header-height` at the sticky header's height, so a section or card scrolled to starts below it. */
+function useHeaderHeight(view: RefObject<HTMLDivElement | null>): void {
+  useLayoutEffect(() => {
+    const root = view.current;
+    const header = root?.querySelector('.live-run-header');
+    if (!root || !(header instanceof HTMLElement)) return;
+    const update = () => root.style.setProperty('--run-header-height', `${header.offsetHeight}px`);
+    update();
+    const observer = new ResizeObserver(update);
+    observer.observe(header);
+    return () => observer.disconnect();
+  }, [view]);
+}
+
 /** A run, live or from disk: its sessions, curve, serving, trainer and gate. */
 export function LiveRunView({ run }: { run: RunView }) {
-  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision } = useLiveRunStore(
+  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLiveRunStore(
     useShallow((s) => ({
+      focusCandidate: s.focusCandidate,
+      focused: s.focused,
       pending: s.pending,
       selectedSession: s.selectedSession,
       selectSession: s.selectSession,
@@ -172,73 +286,98 @@ export function LiveRunView({ run }: { run: RunView }) {
   // The gate can be asked whenever a run is open and not between states.
   const canAct = h.phase !== 'starting' && h.phase !== 'stopping';
   const awaiting = useMemo(() => awaitingCandidates(run.candidates), [run.candidates]);
+  const viewRef = useRef<HTMLDivElement>(null);
+  useHeaderHeight(viewRef);
+  // A candidate asked for from the top bar: brought into view once its card is on the page.
+  const focusPresent = focusCandidate !== null && run.candidates.some((c) => c.id === focusCandidate);
+  useEffect(() => {
+    if (!focusPresent || focusCandidate === null) return;
+    const frame = requestAnimationFrame(() => {
+      showCandidate(focusCandidate);
+      focused();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [focusPresent, focusCandidate, focused]);
 
   return (
-    <div className="curve-view live-run-view" data-testid="run-view" data-phase={h.phase} data-run-id={h.runId}>
-      <AwaitingBanner candidates={awaiting} />
-      <RunHeaderBar run={run} />
-      <div className="run-grid">
-        <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
-        <div className="run-side">
-          <ServingCard header={h} history={run.servingHistory} candidates={run.candidates} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
-          <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
+    <div className="curve-view live-run-view" ref={viewRef} data-testid="run-view" data-phase={h.phase} data-run-id={h.runId}>
+      <RunHeaderBar run={run} awaiting={awaiting} />
+      <RunSection id="overview" label="Overview">
+        <AwaitingBanner candidates={awaiting} />
+        <RunFacts run={run} />
+        <div className="run-grid">
+          <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
+          <div className="run-side">
+            <ServingCard header={h} history={run.servingHistory} candidates={run.candidates} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
+          </div>
         </div>
-      </div>
-      <section className="card" data-testid="live-curve-card">
-        <header className="card-header">
-          <h3>Learning curve</h3>
-          <span className="card-meta">smoothing: {smoothingLabel(smoothing)} · x: session · ↑ promotion, ↶ rollback</span>
-        </header>
-        <ViewControls
-          sessionCount={h.sessions.planned}
-          publishedSessions={publishedSessions}
-          overlayAvailable
-          overlayTitle={overlayRun?.summary.title ?? null}
-          adaptationSession={h.sessions.adaptationSession}
-        />
-        {published !== null && (
-          <CurveChart
-            title={h.runId}
-            smoothing={smoothing}
-            showRaw={showRaw}
-            zoom={zoom}
-            onZoom={setZoom}
-            sessions={curve}
-            overlay={overlayOn && overlayRun !== null ? overlayRun.sessions : null}
+      </RunSection>
+      <RunSection id="curve" label="Learning curve">
+        <section className="card" data-testid="live-curve-card">
+          <header className="card-header">
+            <h3>Learning curve</h3>
+            <span className="card-meta">smoothing: {smoothingLabel(smoothing)} · x: session · ↑ promotion, ↶ rollback</span>
+          </header>
+          <ViewControls
+            sessionCount={h.sessions.planned}
+            publishedSessions={publishedSessions}
+            overlayAvailable
             overlayTitle={overlayRun?.summary.title ?? null}
-            range={range}
-            visible={visible}
-            published={published}
             adaptationSession={h.sessions.adaptationSession}
-            span={span}
-            events={events}
           />
-        )}
-        <div className="strip-title">Per-session verdict on the first reply (green: accepted)</div>
-        <AcceptStrip
-          sessions={curve}
-          range={range}
-          publishedSessions={publishedSessions}
-          span={span}
-          zoom={zoom}
-          markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }}
+          {published !== null && (
+            <CurveChart
+              title={h.runId}
+              smoothing={smoothing}
+              showRaw={showRaw}
+              zoom={zoom}
+              onZoom={setZoom}
+              sessions={curve}
+              overlay={overlayOn && overlayRun !== null ? overlayRun.sessions : null}
+              overlayTitle={overlayRun?.summary.title ?? null}
+              range={range}
+              visible={visible}
+              published={published}
+              adaptationSession={h.sessions.adaptationSession}
+              span={span}
+              events={events}
+            />
+          )}
+          <div className="strip-title">Per-session verdict on the first reply (green: accepted)</div>
+          <AcceptStrip
+            sessions={curve}
+            range={range}
+            publishedSessions={publishedSessions}
+            span={span}
+            zoom={zoom}
+            markers={{ published: published?.adaptationSession ?? null, adapted: h.sessions.adaptationSession }}
+          />
+        </section>
+      </RunSection>
+      <RunSection id="sessions" label="Sessions">
+        <SessionsTable
+          sessions={run.sessions}
+          openSession={openTranscript?.session ?? null}
+          onOpen={(session) => void showTranscript(h.runDir, session)}
         />
-      </section>
-      <SessionsTable
-        sessions={run.sessions}
-        openSession={openTranscript?.session ?? null}
-        onOpen={(session) => void showTranscript(h.runDir, session)}
-      />
-      <GateCard
-        header={h}
-        candidates={run.candidates}
-        pending={pending}
-        canAct={canAct}
-        onConfirm={(id) => void confirm(id)}
-        onReject={(id, reason) => void reject(id, reason)}
-      />
-      <InjectCard candidates={run.candidates} injections={h.injections} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
-      <WorkersPanel heldBy={h.heldBy} />
+      </RunSection>
+      <RunSection id="gate" label="Release gate">
+        <GateCard
+          header={h}
+          candidates={run.candidates}
+          pending={pending}
+          canAct={canAct}
+          onConfirm={(id) => void confirm(id)}
+          onReject={(id, reason) => void reject(id, reason)}
+        />
+        <InjectCard candidates={run.candidates} injections={h.injections} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
+      </RunSection>
+      <RunSection id="trainer" label="Trainer">
+        <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
+      </RunSection>
+      <RunSection id="workers" label="Workers">
+        <WorkersPanel heldBy={h.heldBy} />
+      </RunSection>
       {openTranscript !== null && openTranscript.runDir === h.runDir && (
         <TranscriptDrawer session={openTranscript.session} state={transcript} onClose={closeTranscript} />
       )}

@@ -114,6 +114,62 @@ function RoundsTable({ candidate, onShowReplies, shownRound }: { candidate: Cand
 }
 
 /**
+ * What happened to this candidate — promoted or rejected, by whom, why — and
+ * what served at that moment; what serves now is a line of its own.
+ */
+function Outcome({ candidate: c }: { candidate: CandidateView }) {
+  const staged = c.servingAtStage.version;
+  const atDecision = c.servingAtDecision?.version ?? null;
+  if (c.reason !== null) {
+    const byPerson = c.reason.code === 'person';
+    const moved = atDecision !== null && atDecision !== staged;
+    return (
+      <p className="reason" data-testid="candidate-outcome">
+        <strong data-testid="candidate-reason">
+          {byPerson ? 'Rejected by a person' : `Rejected by the gate — ${c.reason.code}${c.reason.metric !== null ? ` on ${c.reason.metric}` : ''}`}: {c.reason.detail}
+        </strong>
+        {atDecision !== null && (
+          <span className="muted">
+            {' '}
+            · serving stayed <code>{atDecision}</code>
+            {moved && (
+              <>
+                {' '}
+                (it had moved from <code>{staged}</code> while {c.id} waited)
+              </>
+            )}
+          </span>
+        )}
+      </p>
+    );
+  }
+  if (c.state === 'promoted') {
+    return (
+      <p className="pointer-line small" data-testid="candidate-outcome">
+        <strong className="text-good">Promoted, confirmed {c.confirmedBy === 'auto' ? 'by the gate (confirm: auto)' : 'by a person'}</strong>
+        <span className="muted">
+          {' '}
+          · serving when staged <code>{staged}</code>
+        </span>
+      </p>
+    );
+  }
+  if (c.state === 'superseded') {
+    return (
+      <p className="pointer-line small muted" data-testid="candidate-outcome">
+        Superseded by {c.supersededBy ?? 'a newer trainer candidate'} before probing (its steps contain this one&apos;s) · serving when staged <code>{staged}</code>
+      </p>
+    );
+  }
+  return (
+    <p className="pointer-line small" data-testid="candidate-pointer">
+      serving when staged <code>{staged}</code>
+      <span className="muted"> · undecided</span>
+    </p>
+  );
+}
+
+/**
  * One candidate in the gate: where it is in its lifecycle, why it was
  * rejected, the evidence of every probe round, and — when it awaits a
  * person — Confirm and Reject. The buttons only ask; the gate decides.
@@ -142,7 +198,6 @@ export function CandidateCard({
   const stale = awaiting && probedAgainst !== serving.version;
   const confirming = isPending(pending, `confirm ${c.id}`);
   const rejecting = isPending(pending, `reject ${c.id}`);
-  const pointerChanged = c.servingAtDecision !== null && c.servingAtDecision.version !== c.servingAtStage.version;
   return (
     <article
       className={`candidate candidate-${c.state}`}
@@ -171,24 +226,12 @@ export function CandidateCard({
           whatever serves then.
         </p>
       )}
-      {c.reason !== null && (
-        <p className="reason" data-testid="candidate-reason">
-          <strong>Rejected — {c.reason.code}</strong>
-          {c.reason.metric !== null && <> on {c.reason.metric}</>}: {c.reason.detail}
+      <Outcome candidate={c} />
+      {c.servingAtDecision !== null && (
+        <p className="pointer-line small muted" data-testid="candidate-serving-now">
+          serving now: <code>{serving.version}</code>
         </p>
       )}
-      <p className="pointer-line small" data-testid="candidate-pointer">
-        serving when staged <code>{c.servingAtStage.version}</code>
-        {c.servingAtDecision !== null ? (
-          <>
-            {' '}
-            → at decision <code>{c.servingAtDecision.version}</code>{' '}
-            <span className={pointerChanged ? 'text-good' : 'muted'}>{pointerChanged ? '(promoted: serving changed)' : '(unchanged)'}</span>
-          </>
-        ) : (
-          <span className="muted"> · undecided</span>
-        )}
-      </p>
       <RoundsTable candidate={c} shownRound={shownRound} onShowReplies={(round) => setShownRound(shownRound === round ? null : round)} />
       {shownRound !== null && <ProbeReplies candidate={c.id} round={shownRound} />}
       {awaiting && (

@@ -16,10 +16,10 @@ export function ProgressLine({ run }: { run: RunView }) {
         <span className="progress-label">sessions</span> <strong data-testid="progress-sessions">{h.sessions.completed}/{h.sessions.planned}</strong>
         {h.sessions.running !== null && <span className="muted"> · #{h.sessions.running} running</span>}
       </span>
-      <span className="progress-item" title="time the run's processes have been alive (a pause counts; time between a stop and a resume does not)">
+      <span className="progress-item" title="the time the run's sessions ran: a pause, the time between a stop and a resume, and anything after the run ended do not count">
         <span className="progress-label">elapsed</span> <strong data-testid="progress-elapsed">{duration(elapsedSeconds(run, now))}</strong>
       </span>
-      <span className="progress-item" title={h.progress.secondsPerSession === null ? 'an estimate needs two timed sessions' : `${duration(h.progress.secondsPerSession)} per session, the mean of the newest sessions`}>
+      <span className="progress-item" title={h.progress.secondsPerSession === null ? 'an estimate needs two timed sessions' : `${duration(h.progress.secondsPerSession)} per session, the mean of the newest sessions (pauses left out)`}>
         <span className="progress-label">ETA</span>{' '}
         <strong data-testid="progress-eta">
           {h.phase === 'completed' ? 'done' : eta !== null ? `~${duration(eta)}` : h.phase === 'paused' || h.phase === 'pausing' ? 'paused' : live ? 'after 2 sessions' : '—'}
