@@ -13,6 +13,7 @@ import { reasonsNotRunnable, thisHost } from '../electron/lab/backends/composeRu
 import type { JournalEvent } from '../electron/lab/journal/journalEvents';
 import { loadRecipe } from '../electron/lab/recipe/loadRecipe';
 import { descendantsOf, describeProcess, journalOf, startLab, waitForJournal, waitUntilGone } from './helpers/labProcess';
+import { shortenSmolRecipe } from './helpers/shortSmolRecipe';
 import { repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
 // The SmolLM2 recipe (two vLLM servers and the torch trainer) where this machine can run it.
@@ -20,19 +21,10 @@ const smolRecipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
 const smolReasons = reasonsNotRunnable((await loadRecipe(smolRecipeFile)).recipe, thisHost());
 if (smolReasons.length > 0) console.warn(`labLifetime.integration.test.ts: the SmolLM2 case is skipped: ${smolReasons.join('; ')}`);
 
-/** The SmolLM2 recipe shortened as its run test does (tests/smollm2Run.integration.test.ts), to two sessions. */
+/** The SmolLM2 recipe shortened for CI (helpers/shortSmolRecipe.ts), to two sessions. */
 async function shortSmolRecipe(dir: string): Promise<string> {
   const doc = parseDocument(await readFile(smolRecipeFile, 'utf8'));
-  doc.setIn(['tasks', 'file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'homework.json'));
-  doc.setIn(['tasks', 'probe_file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'probe.json'));
-  doc.setIn(['tasks', 'sessions'], 2);
-  doc.setIn(['session', 'max_turns'], 3);
-  doc.setIn(['policy', 'sampling', 'max_tokens'], 64);
-  doc.setIn(['trainer', 'batch_turns'], 2);
-  doc.setIn(['trainer', 'window_turns'], 2);
-  doc.setIn(['gate', 'probe', 'problems'], 2);
-  doc.setIn(['gate', 'probe', 'sampling', 'max_tokens'], 64);
-  doc.setIn(['gate', 'confirm'], 'auto');
+  shortenSmolRecipe(doc, 2);
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;

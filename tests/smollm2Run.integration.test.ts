@@ -17,13 +17,14 @@ import type { JournalEvent } from '../electron/lab/journal/journalEvents';
 import { readServingPointer } from '../electron/lab/journal/servingPointer';
 import { loadRecipe } from '../electron/lab/recipe/loadRecipe';
 import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import { shortenSmolRecipe } from './helpers/shortSmolRecipe';
 import { repoRoot } from './helpers/testRecipe';
 import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
 import { isTerminalStatus } from '../electron/lab/ray/rayJobsClient';
 import { sha256Hex } from '../electron/lab/weights/weightStore';
 import { workerRegistry } from '../electron/lab/workers/workerRegistry';
 
-// Issue 18: where Ray is installed (`npm run setup:ray`; CI runs it), the
+// Where Ray is installed (`npm run setup:ray`; CI runs it), the
 // trainer and the probe engine run as Ray jobs on a local head (CPU, own temp
 // dir, free ports, stopped after): the same run, the trainer's candidates
 // coming to the lab by content, the probe's vLLM server reached through the
@@ -39,16 +40,7 @@ if (reasons.length > 0) console.warn(`smollm2Run.integration.test.ts skipped: ${
 async function shortRecipe(dir: string, head?: RayHead): Promise<string> {
   const doc = parseDocument(await readFile(recipeFile, 'utf8'));
   if (head) doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 }, probe: { num_cpus: 1 } } });
-  doc.setIn(['tasks', 'file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'homework.json'));
-  doc.setIn(['tasks', 'probe_file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'probe.json'));
-  doc.setIn(['tasks', 'sessions'], SESSIONS);
-  doc.setIn(['session', 'max_turns'], 3);
-  doc.setIn(['policy', 'sampling', 'max_tokens'], 64);
-  doc.setIn(['trainer', 'batch_turns'], 2);
-  doc.setIn(['trainer', 'window_turns'], 2);
-  doc.setIn(['gate', 'probe', 'problems'], 2);
-  doc.setIn(['gate', 'probe', 'sampling', 'max_tokens'], 64);
-  doc.setIn(['gate', 'confirm'], 'auto');
+  shortenSmolRecipe(doc, SESSIONS);
   // This copy's gate cannot fail a round, so that "verified, gated and served" is certain, not
   // likely: a round fails only if the candidate is below serving by more than a margin (or below
   // a floor), and no rate in [0, 1] is below serving's minus 1, no 64-token reply holds a million
