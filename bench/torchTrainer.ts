@@ -9,10 +9,12 @@
  *
  * Options: --samples N (default 4), --response-tokens N (48), --steps N (3 timed).
  *
- * A fourth row is a long window (--long-samples 16 × --long-response-tokens 400,
+ * The fourth and fifth rows are a long window (--long-samples 16 × --long-response-tokens 400,
  * one step and nothing else in its process, one thread): the trainer's peak memory where the [positions,
  * vocabulary] logits would dominate it (the trainer computes them in chunks of
- * positions and recomputes each chunk in the backward pass).
+ * positions and recomputes each chunk in the backward pass), without and with
+ * gradient checkpointing (the recipe's trainer.gradient_checkpointing): the
+ * decoder's activations are what remain.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -49,6 +51,7 @@ type Row = {
   matmulPeakFlops: number;
   fractionOfPeak: number | null;
   peakRssMiBPerProcess: number[];
+  gradientCheckpointing: boolean;
   gpuMaxAllocatedMiB: number | null;
 };
 
@@ -59,19 +62,20 @@ const work = mkdtempSync(join(tmpdir(), 'gatelab-bench-torch-'));
 const rows: Row[] = [];
 // 1 process on every core (torch's default threads), 1 process on one thread (the per-core view, and what
 // a loaded machine gives), 2 processes under torchrun (which gives each rank OMP_NUM_THREADS=1).
-type Config = { processes: number; threads?: number; samples: string; responseTokens: string; steps: string };
+type Config = { processes: number; threads?: number; samples: string; responseTokens: string; steps: string; gradientCheckpointing?: boolean };
 const usual = { samples: values.samples, responseTokens: values['response-tokens'], steps: values.steps };
 const configs: Config[] = [
   { processes: 1, ...usual },
   { processes: 1, threads: 1, ...usual },
   { processes: 2, ...usual },
   { processes: 1, threads: 1, samples: values['long-samples'], responseTokens: values['long-response-tokens'], steps: '0' },
+  { processes: 1, threads: 1, samples: values['long-samples'], responseTokens: values['long-response-tokens'], steps: '0', gradientCheckpointing: true },
 ];
-for (const [i, { processes, threads, samples, responseTokens, steps }] of configs.entries()) {
+for (const [i, { processes, threads, samples, responseTokens, steps, gradientCheckpointing }] of configs.entries()) {
   const out = join(work, `config-${i}.json`);
-  const module = ['-m', 'gatelab_torch.bench', modelDir, out, samples, responseTokens, steps];
+  const module = ['-m', 'gatelab_torch.bench', modelDir, out, samples, responseTokens, steps, ...(gradientCheckpointing ? ['--gradient-checkpointing'] : [])];
   const args = processes === 1 ? module : ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
-  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''}, ${samples} samples × ${responseTokens} response tokens …`);
+  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''}, ${samples} samples × ${responseTokens} response tokens${gradientCheckpointing ? ', gradient checkpointing' : ''} …`);
   const env = { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '', ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}) };
   const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
   if (result.status !== 0) throw new Error(`the bench at ${processes} process(es) failed (exit ${result.status})`);
@@ -79,11 +83,11 @@ for (const [i, { processes, threads, samples, responseTokens, steps }] of config
 }
 
 const g = (x: number | null) => (x === null ? '—' : (x / 1e9).toFixed(1));
-console.log('\n| processes | threads/proc | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('\n| processes | threads/proc | checkpointing | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.processes} | ${r.threadsPerProcess} | ${r.trainedTokensPerStep} (${r.sequenceTokensPerStep} in sequences) | ${r.stepSeconds.toFixed(2)} | ${r.tokensPerSecond.toFixed(1)} | ${g(r.flopsPerStep)} | ${g(r.achievedFlops)} | ${g(r.matmulPeakFlops)} | ${r.fractionOfPeak === null ? '—' : `${(100 * r.fractionOfPeak).toFixed(1)}%`} | ${r.peakRssMiBPerProcess.map((m) => m.toFixed(0)).join(', ')} |`,
+    `| ${r.processes} | ${r.threadsPerProcess} | ${r.gradientCheckpointing ? 'yes' : 'no'} | ${r.trainedTokensPerStep} (${r.sequenceTokensPerStep} in sequences) | ${r.stepSeconds.toFixed(2)} | ${r.tokensPerSecond.toFixed(1)} | ${g(r.flopsPerStep)} | ${g(r.achievedFlops)} | ${g(r.matmulPeakFlops)} | ${r.fractionOfPeak === null ? '—' : `${(100 * r.fractionOfPeak).toFixed(1)}%`} | ${r.peakRssMiBPerProcess.map((m) => m.toFixed(0)).join(', ')} |`,
   );
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -63,7 +63,8 @@ export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}):
   if (reasons.length > 0) throw new BackendUnavailableError(reasons);
   const launcher = trainer.launcher === 'torchrun' ? 'torchrun' : 'local';
   return {
-    // A 16-turn window of SmolLM2-sized replies in a few calls; the logits are kept for response positions only.
+    // A 16-turn window of SmolLM2-sized replies in a few calls (memory: the decoder's activations for 4096
+    // tokens; the logits exist for a chunk of response positions at a time).
     maxTokensPerCall: 4096,
     createWorker: ({ placement, setup, onLog }) => {
       const entry = (): WorkerEntry => ({
