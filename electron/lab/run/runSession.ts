@@ -12,7 +12,7 @@ import type { StudentFactory } from '../protocols/studentProtocol';
 import { trainSampleSchema, type TrainSample } from '../protocols/trainSample';
 import type { Recipe } from '../recipe/recipeSchema';
 import type { TurnRecord } from '../serving/turnLog';
-import { deriveSeed } from '../tasks/rng';
+import { runPartSeed } from '../tasks/rng';
 import type { Task } from '../tasks/task';
 import { chatThroughGateway, type ChatMessage, type GatewayEndpoint } from './gatewayChat';
 
@@ -78,7 +78,7 @@ async function timed<T>(timing: SessionTiming, key: keyof SessionTiming, work: (
 const MIN_REPLY_TOKENS = 32;
 
 export async function runSession(ctx: SessionContext, task: Task, session: number, runSeed: number, runId: string): Promise<SessionResult> {
-  const seed = deriveSeed(runSeed, `session-${session}`);
+  const seed = runPartSeed(runSeed, `session-${session}`);
   const sessionId = `${runId}/session-${session}`;
   const student = ctx.students.forSession(task, seed);
   const maxTurns = ctx.recipe.session.max_turns;
@@ -105,7 +105,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
         sessionDone: isLast,
         messages,
         sampling,
-        seed: deriveSeed(seed, `turn-${turn}`),
+        seed: runPartSeed(seed, `turn-${turn}`),
       }),
     );
     const record = ctx.turnRecord(reply.id);

@@ -46,9 +46,33 @@ export function createRng(seed: number): Rng {
   return { next, int, pick, chance: (p) => next() < p, shuffle };
 }
 
-/** Derive an independent seed from a base seed and a label (FNV-1a over both). */
+/**
+ * Derive a seed from a base seed and a label (FNV-1a over both), for the task
+ * generator and the corpus. Not for a run's seed: it XORs the seed into FNV's
+ * offset basis and then hashes the seed's decimal digits, and for the seeds
+ * 0–9 the two cancel (d ^ ('0' + d) = 0x30), so every one-digit seed derives
+ * the same values. The committed homework, probe sets and policy corpus were
+ * made with it (from large seeds, which do not collide), so it stays as it is.
+ */
 export function deriveSeed(seed: number, label: string): number {
   let h = 0x811c9dc5 ^ (seed >>> 0);
+  const text = `${seed}:${label}`;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/**
+ * The seed of one part of a run (a session, a turn, a student's reply) from the
+ * run's seed: FNV-1a over "seed:label" from the standard offset basis, so two
+ * run seeds give two different texts and so, but for a 32-bit hash collision,
+ * two different parts — unlike deriveSeed for one-digit seeds.
+ */
+export function runPartSeed(seed: number, label: string): number {
+  if (!Number.isSafeInteger(seed)) throw new Error(`a run seed must be a safe integer, got ${seed}`);
+  let h = 0x811c9dc5;
   const text = `${seed}:${label}`;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

@@ -14,7 +14,7 @@
 import OpenAI from 'openai';
 import type { ChatMessage } from '../../protocols/engineProtocol';
 import { DONE_WORD, StudentUnavailableError, studentReactionSchema, type Student, type StudentFactory, type StudentReaction } from '../../protocols/studentProtocol';
-import { deriveSeed } from '../../tasks/rng';
+import { runPartSeed } from '../../tasks/rng';
 import { homeworkPath } from '../../tasks/student';
 import type { Task } from '../../tasks/task';
 
@@ -86,7 +86,7 @@ export class OpenAiStudent implements Student {
         messages,
         temperature: this.config.temperature,
         max_tokens: this.config.maxTokens,
-        seed: deriveSeed(this.seed, `student-turn-${turn}`),
+        seed: runPartSeed(this.seed, `student-turn-${turn}`),
       });
       text = completion.choices[0]?.message.content;
     } catch (error) {
