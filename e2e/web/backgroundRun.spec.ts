@@ -27,10 +27,10 @@ test.describe('a live run keeps running in the background (Chromium, browser mod
     const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-waiting'), { sessions: 2 }, 1);
     expect(prepared.candidates.map((c) => c.state)).toEqual(['awaiting-confirm']);
 
-    // A real run from the Start page: a few sessions, a person confirms.
+    // A real run from the Start page, a person confirming; long enough to still run when the test comes back to it (it is stopped then).
     await page.goto(runLab.url);
     await expect(page.getByTestId('start-view')).toBeVisible();
-    await page.getByTestId('start-sessions').fill('20');
+    await page.getByTestId('start-sessions').fill('60');
     await page.getByTestId('confirm-manual').click();
     await page.getByTestId('start-button').click();
     await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'running', { timeout: 120_000 });
@@ -54,9 +54,15 @@ test.describe('a live run keeps running in the background (Chromium, browser mod
     // A second run is still refused while one runs here; the reason names it.
     await expect(page.getByTestId('start-button')).toBeDisabled();
     await expect(page.getByTestId('start-busy')).toContainText(liveId);
+    await expect(page.getByTestId(`run-folder-${liveId}`)).toHaveAttribute('data-status', 'running');
+    expect(await clippedElements(page)).toEqual([]);
+    await shootBothThemes(page, 'web-start-run-in-background');
     await page.getByTestId('tab-run').click();
     await expect(page.getByTestId('run-view')).toHaveAttribute('data-run-id', 'prepared-waiting');
     expect(await clippedElements(page)).toEqual([]);
+    // The top bar holds the way back without pushing the window wider than it is.
+    expect(await page.locator('header.topbar').evaluate((bar) => bar.scrollWidth - bar.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
     await shootBothThemes(page, 'web-run-in-background');
 
     // A decision on the run on screen goes to its own gate: the live run is not touched.

@@ -15,7 +15,7 @@ export function RunningLink() {
   if (running === null) return null;
   const watching = onScreen === running.runDir;
   if (watching && page === 'run') return null;
-  const progress = `${running.sessionsCompleted}/${running.sessionsPlanned} sessions`;
+  const progress = `${running.sessionsCompleted}/${running.sessionsPlanned}`;
   return (
     <button
       type="button"
@@ -23,7 +23,7 @@ export function RunningLink() {
       data-testid="running-link"
       data-completed={running.sessionsCompleted}
       data-phase={running.phase}
-      title={`${running.runId} (${running.recipeName}) is ${running.phase} in this lab: ${progress}. Go to it.`}
+      title={`${running.runId} (${running.recipeName}) is ${running.phase} in this lab: ${progress} sessions done. Go to it.`}
       onClick={() => {
         show('run');
         if (!watching) void open({ path: running.runDir });
