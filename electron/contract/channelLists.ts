@@ -15,6 +15,7 @@ export const LAB_METHOD_CHANNELS = [
   'liveRuns.current',
   'liveRuns.list',
   'liveRuns.awaiting',
+  'liveRuns.running',
   'liveRuns.open',
   'liveRuns.stop',
   'liveRuns.pause',
@@ -30,7 +31,7 @@ export const LAB_METHOD_CHANNELS = [
 ] as const;
 
 /** The channels a renderer may subscribe to. */
-export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed', 'liveRuns.awaitingChanged', 'liveRuns.reviewRequested', 'workers.changed'] as const;
+export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed', 'liveRuns.awaitingChanged', 'liveRuns.runningChanged', 'liveRuns.reviewRequested', 'workers.changed'] as const;
 
 export type LabMethodChannel = (typeof LAB_METHOD_CHANNELS)[number];
 export type LabEventChannel = (typeof LAB_EVENT_CHANNELS)[number];

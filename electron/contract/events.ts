@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventTable } from './define';
-import { AwaitingView, ReviewRequest, RunPatch } from './liveRuns';
+import { AwaitingView, ReviewRequest, RunningView, RunPatch } from './liveRuns';
 import { RunSummary } from './runs';
 import { WorkersView } from './workers';
 
@@ -22,6 +22,8 @@ export const labEvents = {
   'liveRuns.changed': RunPatch,
   /** A candidate started or stopped waiting for a person in one of the runs the lab follows: the whole list. */
   'liveRuns.awaitingChanged': AwaitingView,
+  /** The run this lab runs started, stopped, changed phase or completed a session (on screen or in the background). */
+  'liveRuns.runningChanged': RunningView,
   /** The person clicked a waiting candidate's OS notification: show that candidate. */
   'liveRuns.reviewRequested': ReviewRequest,
   /** The workers changed (a start, a crash, a restart, new log lines): the whole list, batched. */

@@ -462,6 +462,24 @@ export const AwaitingView = z.strictObject({
 });
 export type AwaitingView = z.infer<typeof AwaitingView>;
 
+/**
+ * The run whose sessions this lab runs (at most one), on screen or not: it
+ * keeps running while the person looks at another run, and the top bar names
+ * it everywhere so it is one click away. Null when this lab runs none.
+ */
+export const RunningRunView = z.strictObject({
+  runId: z.string(),
+  runDir: z.string(),
+  recipeName: z.string(),
+  phase: z.enum(RUN_PHASES),
+  sessionsCompleted: count,
+  sessionsPlanned: z.int().positive(),
+});
+export type RunningRunView = z.infer<typeof RunningRunView>;
+
+export const RunningView = z.strictObject({ run: RunningRunView.nullable() });
+export type RunningView = z.infer<typeof RunningView>;
+
 /** A person asked, outside the page (an OS notification clicked), to see a waiting candidate: the page opens its run and shows it. */
 export const ReviewRequest = z.strictObject({ runDir: z.string(), candidate: candidateId });
 export type ReviewRequest = z.infer<typeof ReviewRequest>;
@@ -517,8 +535,14 @@ export const liveRunsMethods = {
     params: z.strictObject({}),
     result: AwaitingView,
   },
+  'liveRuns.running': {
+    summary: 'The run whose sessions this lab runs, on screen or in the background; null when none. Changes arrive as liveRuns.runningChanged.',
+    params: z.strictObject({}),
+    result: RunningView,
+  },
   'liveRuns.open': {
-    summary: 'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts.',
+    summary:
+      'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts. A run this lab runs keeps running in the background; opening it again brings it back on screen, live.',
     params: where,
     result: RunView,
   },

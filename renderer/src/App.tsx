@@ -11,6 +11,7 @@ import { useReferenceStore } from './stores/referenceStore';
 import { useLiveRunStore } from './stores/liveRunStore';
 import { usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
+import { useRunningStore } from './stores/runningStore';
 import { useCompareStore } from './stores/compareStore';
 import { CompareView } from './views/CompareView';
 import { CurveView } from './views/CurveView';
@@ -84,6 +85,7 @@ export function App() {
     useReferenceStore.getState().load().catch(report);
     useLiveRunStore.getState().load().catch(report);
     useAwaitingStore.getState().load().catch(report);
+    useRunningStore.getState().load().catch(report);
   }, []);
   const onDrop = (event: DragEvent) => {
     event.preventDefault();

@@ -8,6 +8,7 @@ import { useLiveRunStore } from './stores/liveRunStore';
 import { useLogStore } from './stores/logStore';
 import { followRequests, usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
+import { useRunningStore } from './stores/runningStore';
 import { useWorkersStore } from './stores/workersStore';
 import { followTheme } from './stores/themeStore';
 import './theme.css';
@@ -25,6 +26,8 @@ if (lab !== null) {
   lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
   // The candidates waiting in every run the lab follows: each event carries the whole list.
   lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
+  // The run this lab runs, on screen or in the background: the whole view each time.
+  lab.on('liveRuns.runningChanged', createFrameBatcher((views) => useRunningStore.getState().apply(views)));
   // A waiting candidate's OS notification was clicked (Electron): show it, opening its run if needed.
   lab.on('liveRuns.reviewRequested', ({ runDir, candidate }) => {
     usePageStore.getState().show('run');

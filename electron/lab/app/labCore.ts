@@ -53,9 +53,9 @@ export function createLabCore(options: LabCoreOptions): LabCore {
   const runs = new RunManager({ recipesDir, runsDir: options.runsDir ?? defaultRunsDir(), events });
   const workers = createWorkersFeed({ registry: options.workerRegistry ?? workerRegistry, events });
   const awaiting = createAwaitingFeed({ runsDir: runs.runsDir, events });
-  // A change on screen (a decision, a round passed) reaches the lab-wide list at once, not at its next look.
+  // A change on screen (a decision, a round passed), or in the run running in the background, reaches the lab-wide list at once, not at its next look.
   const offAwaiting = events.subscribe((event) => {
-    if (event === 'liveRuns.changed') void awaiting.refresh().catch(() => undefined);
+    if (event === 'liveRuns.changed' || event === 'liveRuns.runningChanged') void awaiting.refresh().catch(() => undefined);
   });
 
   const info: AppInfo = {
@@ -115,6 +115,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'liveRuns.current': async () => ({ run: await runs.currentView() }),
     'liveRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
     'liveRuns.awaiting': async () => awaiting.view(),
+    'liveRuns.running': async () => runs.running(),
     'liveRuns.open': async (where) => {
       const view = await runs.open(where);
       awaiting.follow(view.header.runDir);

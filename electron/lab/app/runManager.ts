@@ -1,5 +1,7 @@
-// The desktop's hold on runs: at most one LiveRun in the lab process, plus
-// the run folder on screen. It starts, stops and resumes runs, opens folders
+// The desktop's hold on runs: the run folder on screen, and at most one run
+// whose sessions this lab runs — on screen, or in the background while the
+// person looks at another run (backgroundRun.ts says which goes where). It
+// starts, stops and resumes runs, opens folders
 // from disk, passes a person's requests to the run's release gate (which
 // decides: nothing here writes the pointer), and streams what changes to the
 // renderers — batched: journal events arriving together become one
@@ -16,6 +18,7 @@ import type {
   RunPatch,
   RunPhase,
   RunView,
+  RunningView,
   ServingPointerView,
   TranscriptView,
 } from '../../contract';
@@ -29,6 +32,7 @@ import { askLiveRun, type ControlRequest } from '../run/controlServer';
 import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../run/liveRun';
 import { liveHolder, RunBusyError, runPaths } from '../run/runFolder';
 import { statusFromEvents } from '../run/runStatus';
+import { planOpen, refusalWhileRunning, runningRun, runningView } from './backgroundRun';
 import type { LabEventBus } from './eventBus';
 import { readProbeRound } from './probeEvidence';
 import { readTranscriptFile, transcriptView } from './sessionTranscript';
@@ -72,13 +76,15 @@ type Current = {
   injections: InjectionQueue;
 };
 
-/** Phases in which this lab runs the run's sessions (a new run, open or resume must wait). */
-const SESSION_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'starting', 'pausing', 'paused', 'stopping']);
-
 const POLL_MS = 1000;
 
 export class RunManager {
+  /** The run on screen. */
   private current: Current | null = null;
+  /** The run whose sessions this lab runs while another is on screen (it goes on untouched), or null. */
+  private background: Current | null = null;
+  /** The running run last announced (`liveRuns.runningChanged`), as sent. */
+  private runningSent = 'null';
   private closing = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
   private readonly batchMs: number;
@@ -166,14 +172,38 @@ export class RunManager {
     });
   }
 
+  /**
+   * Puts a run folder on screen. A run whose sessions this lab runs keeps
+   * running in the background meanwhile; opening it again brings it back,
+   * its view sent whole (the renderer rebuilds it like any open).
+   */
   open(where: { runId: string } | { path: string }): Promise<RunView> {
     return this.exclusive(async () => {
-      this.refuseWhileRunning('open another run');
       const runDir = 'runId' in where ? runFolderPath(this.options.runsDir, where.runId) : path.resolve(where.path);
-      const next = await this.diskView(runDir, 'viewing');
-      await this.replaceCurrent(next);
-      this.options.events.log('info', `Opened run folder ${runDir}.`);
-      return this.view(next);
+      const plan = planOpen(this.current, this.background, runDir);
+      switch (plan.kind) {
+        case 'stay':
+          await this.emit(plan.run, true);
+          return this.view(plan.run);
+        case 'bring-back':
+          if (plan.leaving) await this.leaveScreen(plan.leaving);
+          this.background = null;
+          this.current = plan.run;
+          await this.emit(plan.run, true);
+          this.options.events.log('info', `Back to run ${path.basename(plan.run.runDir)}: it is ${plan.run.phase}.`);
+          return this.view(plan.run);
+        case 'open': {
+          const next = await this.diskView(runDir, 'viewing');
+          if (plan.park) {
+            this.background = plan.park;
+            this.current = null;
+            this.options.events.log('info', `${path.basename(plan.park.runDir)} keeps running in the background; the top bar leads back to it.`);
+          }
+          await this.replaceCurrent(next);
+          this.options.events.log('info', `Opened run folder ${runDir}.`);
+          return this.view(next);
+        }
+      }
     });
   }
 
@@ -234,7 +264,7 @@ export class RunManager {
       c.phase = 'pausing';
       const run = c.held.run;
       void run.requestPause().then(() => {
-        if (this.current !== c || c.phase !== 'pausing') return;
+        if (!this.holds(c) || c.phase !== 'pausing') return;
         c.phase = 'paused';
         this.options.events.log('info', 'Paused: no session runs; serving, the trainer and the gate go on. Resume starts the next session.');
         this.markDirty(c);
@@ -252,12 +282,19 @@ export class RunManager {
    */
   async close(): Promise<void> {
     this.closing = true;
-    const c = this.current;
-    if (!c) return;
-    if (c.flushTimer) clearTimeout(c.flushTimer);
-    await this.exclusive(() => this.release(c));
-    await c.sessionsDone?.catch(() => undefined);
-    if (c.held.kind === 'disk' && c.held.poll) clearInterval(c.held.poll);
+    for (const c of [this.current, this.background]) {
+      if (!c) continue;
+      if (c.flushTimer) clearTimeout(c.flushTimer);
+      await this.exclusive(() => this.release(c));
+      await c.sessionsDone?.catch(() => undefined);
+      if (c.held.kind === 'disk' && c.held.poll) clearInterval(c.held.poll);
+    }
+  }
+
+  /** The run whose sessions this lab runs, on screen or in the background. */
+  running(): RunningView {
+    const run = runningRun(this.current, this.background);
+    return { run: run === null ? null : runningView(run) };
   }
 
   // ── a person's requests to the gate ──────────────────────────────────────
@@ -287,15 +324,15 @@ export class RunManager {
 
   /** Builds and stages one injected candidate on run `c` (the injection queue's builder). */
   private async buildInjection(c: Current, kind: BadCandidateKind): Promise<string> {
-    if (this.current !== c) throw new LabError('conflict', 'the run left the screen before this candidate was built');
-    const id = await this.act({ action: 'inject', kind }, async (run) => (await run.inject({ kind })).id, (result) => idOf(result));
+    if (!this.holds(c)) throw new LabError('conflict', 'the run was let go before this candidate was built');
+    const id = await this.act(c, { action: 'inject', kind }, async (run) => (await run.inject({ kind })).id, (result) => idOf(result));
     this.options.events.log('info', `Injected a ${kind} candidate: ${id}. The gate decides.`);
     return id;
   }
 
   async rollback(version: string): Promise<{ servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
     const before = this.pointerOf(this.requireCurrent());
-    await this.act({ action: 'rollback', version }, async (run) => run.rollback(version), () => undefined);
+    await this.act(this.requireCurrent(), { action: 'rollback', version }, async (run) => run.rollback(version), () => undefined);
     const after = this.pointerOf(this.requireCurrent());
     this.options.events.log('info', `Rolled serving back: ${before.version} → ${after.version}.`);
     return { servingBefore: before, servingAfter: after };
@@ -326,6 +363,7 @@ export class RunManager {
   ): Promise<{ candidate: CandidateView; servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
     const before = this.pointerOf(this.requireCurrent());
     await this.act(
+      this.requireCurrent(),
       request,
       async (run) => (request.action === 'confirm' ? run.confirm(id) : run.reject(id, request.reason)),
       () => undefined,
@@ -346,8 +384,7 @@ export class RunManager {
    * process that runs it (its control endpoint), when another does; or the
    * run opened here with its gate and probe engine only.
    */
-  private async act<T>(request: ControlRequest, here: (run: LiveRun) => Promise<T>, there: (result: unknown) => T): Promise<T> {
-    const c = this.requireCurrent();
+  private async act<T>(c: Current, request: ControlRequest, here: (run: LiveRun) => Promise<T>, there: (result: unknown) => T): Promise<T> {
     try {
       if (c.held.kind === 'disk' && c.held.heldBy !== null) {
         const answer = await askLiveRun(c.runDir, request);
@@ -366,7 +403,7 @@ export class RunManager {
   }
 
   private async liveForActions(c: Current): Promise<LiveRun> {
-    if (c !== this.current) throw new LabError('conflict', 'the run on screen changed; try again');
+    if (!this.holds(c)) throw new LabError('conflict', 'the run on screen changed; try again');
     if (c.held.kind === 'live') return c.held.run;
     if (c.phase === 'starting' || c.phase === 'stopping') throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
     // Nothing runs it: open its gate (and probe engine) here for the decision.
@@ -393,7 +430,7 @@ export class RunManager {
         this.markDirty(c);
         return;
       }
-      if (c !== this.current) {
+      if (!this.holds(c)) {
         await run.close();
         return;
       }
@@ -412,9 +449,15 @@ export class RunManager {
         c.error = (error as Error).message;
         if (!this.closing) this.options.events.log('error', `The run failed: ${c.error}`);
       }
-      // A stopped or failed run lets its engines go; a complete one keeps its
-      // gate open, so a candidate still awaiting confirmation can be decided at once.
-      if (c.phase !== 'completed') await this.exclusive(() => this.release(c));
+      // A stopped or failed run lets its engines go; a complete one on screen
+      // keeps its gate open, so a candidate still awaiting confirmation can be
+      // decided at once. In the background it lets go too: opening it opens its gate again.
+      await this.exclusive(async () => {
+        if (c === this.background) {
+          await this.release(c);
+          this.background = null;
+        } else if (c.phase !== 'completed') await this.release(c);
+      });
       this.markDirty(c);
     })();
     c.sessionsDone.finally(() => {
@@ -504,23 +547,37 @@ export class RunManager {
   }
 
   private async replaceCurrent(next: Current): Promise<void> {
-    const previous = this.current;
-    if (previous) {
-      previous.injections.cancelWaiting('another run was opened before this one was built');
-      if (previous.flushTimer) clearTimeout(previous.flushTimer);
-      await this.release(previous);
-      if (previous.held.kind === 'disk' && previous.held.poll) clearInterval(previous.held.poll);
-    }
+    if (this.current) await this.leaveScreen(this.current);
     this.current = next;
     // The renderers replace what they show.
     await this.emit(next, true);
   }
 
+  /** Takes a run off the screen: its waiting injections are dropped and its processes let go. */
+  private async leaveScreen(previous: Current): Promise<void> {
+    previous.injections.cancelWaiting('another run was opened before this one was built');
+    if (previous.flushTimer) clearTimeout(previous.flushTimer);
+    await this.release(previous);
+    if (previous.held.kind === 'disk' && previous.held.poll) clearInterval(previous.held.poll);
+  }
+
+  /** Whether `c` is still held here: on screen, or running in the background. */
+  private holds(c: Current): boolean {
+    return c === this.current || c === this.background;
+  }
+
+  /** Tells the renderers about the running run when what they show of it changed. */
+  private announceRunning(): void {
+    const view = this.running();
+    const text = JSON.stringify(view);
+    if (text === this.runningSent) return;
+    this.runningSent = text;
+    this.options.events.emit('liveRuns.runningChanged', view);
+  }
+
   private refuseWhileRunning(what: string): void {
-    const c = this.current;
-    if (c && SESSION_PHASES.has(c.phase)) {
-      throw new LabError('conflict', `a run is ${c.phase} (${path.basename(c.runDir)}); stop it before you ${what}`);
-    }
+    const refusal = refusalWhileRunning(runningRun(this.current, this.background), what);
+    if (refusal !== null) throw new LabError('conflict', refusal);
   }
 
   private requireCurrent(): Current {
@@ -599,6 +656,8 @@ export class RunManager {
   }
 
   private async emit(c: Current, reset: boolean): Promise<void> {
+    // The running run is announced whichever run is on screen; only the one on screen streams its view.
+    this.announceRunning();
     if (c !== this.current) return;
     for (const problem of await c.details.load(c.events)) this.options.events.log('warn', problem);
     const next = buildRunView({ ...this.viewInput(c), liveness: { ...this.viewInput(c).liveness, update: c.update + 1 } });

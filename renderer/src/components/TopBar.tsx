@@ -6,6 +6,7 @@ import type { Page } from '../stores/pageStore';
 import { useRunStore } from '../stores/runStore';
 import { AwaitingMenu } from './AwaitingMenu';
 import { OpenRunButton } from './OpenRunButton';
+import { RunningLink } from './RunningLink';
 import { ThemeSwitch } from './ThemeSwitch';
 
 /** The pages of the window; a page with nothing to show yet is disabled. */
@@ -67,8 +68,9 @@ export function TopBar() {
       </div>
       <PageTabs />
       <div className="topbar-right">
+        <RunningLink />
         <AwaitingMenu />
-        <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}>
+        <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `GateLab v${info.version} · ${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}>
           {mode} <span className="mode-transport">· {transport}</span>
         </span>
         {info !== null && <span className="version">v{info.version}</span>}

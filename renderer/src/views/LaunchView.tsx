@@ -5,6 +5,7 @@ import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
 import { useCompareStore } from '../stores/compareStore';
 import { isPending, isPendingAny, useLiveRunStore } from '../stores/liveRunStore';
 import { usePageStore } from '../stores/pageStore';
+import { useRunningStore } from '../stores/runningStore';
 
 /** A recipe this host can run: chosen with its radio, its facts and description shown. */
 function RunnableRecipe({ recipe, chosen, choose }: { recipe: RecipeChoice; chosen: boolean; choose: (id: string) => void }) {
@@ -100,13 +101,17 @@ function StartForm() {
   const form = useLaunchStore(
     useShallow((s) => ({ recipes: s.recipes, recipe: s.recipe, seed: s.seed, sessions: s.sessions, confirm: s.confirm, setSeed: s.setSeed, setSessions: s.setSessions, setConfirm: s.setConfirm })),
   );
-  const { pending, start, livePhase, liveRunId } = useLiveRunStore(
-    useShallow((s) => ({ pending: s.pending, start: s.start, livePhase: s.run?.header.phase ?? null, liveRunId: s.run?.header.runId ?? null })),
-  );
+  const { pending, start, open, onScreen } = useLiveRunStore(useShallow((s) => ({ pending: s.pending, start: s.start, open: s.open, onScreen: s.run?.header.runDir ?? null })));
+  const running = useRunningStore((s) => s.run);
   const show = usePageStore((s) => s.show);
   const [invalid, setInvalid] = useState<string | null>(null);
-  // One run at a time: while one runs, Start waits (the lab would refuse it anyway).
-  const busy = livePhase === 'running' || livePhase === 'starting' || livePhase === 'stopping' || livePhase === 'pausing' || livePhase === 'paused';
+  // One run at a time, on screen or in the background: while one runs, Start waits (the lab would refuse it anyway).
+  const busy = running !== null;
+  const goToRunning = () => {
+    if (running === null) return;
+    show('run');
+    if (onScreen !== running.runDir) void open({ path: running.runDir });
+  };
   const recipe = form.recipes.find((r) => r.id === form.recipe) ?? null;
   const submit = () => {
     if (recipe === null) return;
@@ -155,9 +160,13 @@ function StartForm() {
       <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || isPending(pending, 'start') || busy}>
         {isPending(pending, 'start') ? 'Starting…' : 'Start run'}
       </button>
-      {busy && (
-        <p className="muted small">
-          {liveRunId} is {livePhase}; stop it on the Run page to start another.
+      {running !== null && (
+        <p className="muted small" data-testid="start-busy">
+          <code>{running.runId}</code> is {running.phase} in this lab; one run at a time —{' '}
+          <button type="button" className="link-button" data-testid="start-busy-go" onClick={goToRunning}>
+            go to it
+          </button>{' '}
+          and stop it to start another.
         </p>
       )}
       {invalid !== null && <p className="text-bad small">{invalid}</p>}
@@ -303,11 +312,13 @@ export function LaunchView() {
   useEffect(() => {
     void load();
   }, [load]);
-  // The run list shows each run's status: read it again when the run on screen changes phase.
+  // The run list shows each run's status: read it again when the run on screen changes phase,
+  // and when the run this lab runs (perhaps in the background) moves on.
   const loadRuns = useLaunchStore((s) => s.loadRuns);
+  const runningProgress = useRunningStore((s) => (s.run === null ? null : `${s.run.runId} ${s.run.phase} ${s.run.sessionsCompleted}`));
   useEffect(() => {
-    if (livePhase !== null) void loadRuns();
-  }, [livePhase, loadRuns]);
+    if (livePhase !== null || runningProgress !== null) void loadRuns();
+  }, [livePhase, runningProgress, loadRuns]);
   return (
     <div className="start-view" data-testid="start-view">
       <section className="card" data-testid="launch-card">
