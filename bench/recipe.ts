@@ -61,6 +61,12 @@
  *   tools/model/README.md) took that gap away: same recipe, 5 seeds, adaptation at
  *   4, 4, 4, 6, 4, accepted 28–31 of 36 (21–26 before), wall 97–154 s. Everything
  *   above was measured on the first-stage policy.
+ * - Until session and turn seeds came from runPartSeed, every one-digit run seed
+ *   sampled the same sessions (deriveSeed's collision, tasks/rng.ts): the seeds
+ *   above differed only where the trainer made them differ, and the control arm
+ *   gave one curve for all five. With seeds that differ, trained and control, 5
+ *   seeds: adaptation at 10, 5, 9, 5, 5 against never ×5; accepted in the last
+ *   10 sessions 9–10 against 0 (bench/results/recipe.json).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
