@@ -10,7 +10,7 @@ import { watchConsole } from './watchConsole';
 
 // The run this lab runs keeps running while the person looks at another run:
 // a candidate waiting elsewhere is one click away, and nothing has to stop.
-test.use({ viewport: SMALL_WINDOW });
+test.use({ labFor: 'backgroundRun', viewport: SMALL_WINDOW });
 
 const runningDone = async (page: Page): Promise<number> => Number(await page.getByTestId('running-link').getAttribute('data-completed'));
 

@@ -15,7 +15,7 @@ import { watchConsole } from './watchConsole';
 const WIDTHS = [SMALL_WINDOW.width, 1680] as const;
 const ADAPTING_CURVE = join(FIXTURE_DIR, 'adapting-run', 'curve.csv');
 
-test.use({ viewport: SMALL_WINDOW });
+test.use({ labFor: 'curves', viewport: SMALL_WINDOW });
 
 test.describe('curves that never clip (browser mode, Chromium)', () => {
   test('marker labels near the right edge stay inside the chart, on screen and in the PNG, at 1280 px and wider', async ({ page, runLab }) => {

@@ -26,6 +26,7 @@ async function inject(page: Page, kind: string): Promise<void> {
   await page.getByTestId('inject-button').click();
 }
 
+test.use({ labFor: 'liveRun' });
 test.describe.configure({ mode: 'serial' });
 
 test.describe('the run UI in browser mode (Chromium), on the embedded recipe', () => {

@@ -12,7 +12,7 @@ import { watchConsole } from './watchConsole';
 // (1280×720): the Start page's button without scrolling, a run page that
 // opens at its top with a header that stays in view, and a candidate waiting
 // in any run the lab follows counted wherever you are, one click away.
-test.use({ viewport: SMALL_WINDOW });
+test.use({ labFor: 'navigation', viewport: SMALL_WINDOW });
 test.describe.configure({ mode: 'serial' });
 
 const completed = async (page: Page): Promise<number> => Number(await page.getByTestId('session-progress').getAttribute('data-completed'));

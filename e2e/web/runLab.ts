@@ -20,14 +20,23 @@ export interface RunLab {
 
 /**
  * Browser mode with its runs folder in a fresh temporary directory so a
- * test's runs never mix with a person's. Stopped (SIGTERM; its engine and
+ * test's runs never mix with a person's (or another spec file's). Stopped (SIGTERM; its engine and
  * trainer processes exit with it) when the worker ends. A spec that sets
  * `test.use({ holdRestarts: true })` gets its own lab with the restart barrier.
  */
-export const test = base.extend<object, { runLab: RunLab; holdRestarts: boolean }>({
+export const test = base.extend<object, { runLab: RunLab; holdRestarts: boolean; labFor: string }>({
   holdRestarts: [false, { option: true, scope: 'worker' }],
+  /**
+   * Every spec file names its lab (`test.use({ labFor: '<file>' })`). It is a
+   * worker-scoped option, so Playwright runs each file in a worker, with a lab,
+   * of its own: what one file leaves in the lab (a run on screen, candidates
+   * waiting in its runs folder) never meets another file's expectations of a
+   * fresh lab. The tests of one file share their lab.
+   */
+  labFor: ['', { option: true, scope: 'worker' }],
   runLab: [
-    async ({ holdRestarts }, use) => {
+    async ({ holdRestarts, labFor }, use) => {
+      if (labFor === '') throw new Error("name this spec file's lab: test.use({ labFor: '<file>' })");
       const runsDir = await mkdtemp(join(tmpdir(), 'gatelab-e2e-runs-'));
       const holdDir = holdRestarts ? await mkdtemp(join(tmpdir(), 'gatelab-e2e-hold-')) : null;
       const { child, url, output } = await startBrowserMode({

@@ -8,7 +8,7 @@ import { watchConsole } from './watchConsole';
 // the panel reads the supervisors' records, whatever the backend. Where the
 // Python side is not installed the recipe says why it cannot run, and this
 // test is skipped with those reasons (CI installs it).
-test.use({ viewport: { width: 1280, height: 720 } });
+test.use({ labFor: 'smollm2Run', viewport: { width: 1280, height: 720 } });
 
 const RECIPE = 'smollm2-135m-cpu';
 

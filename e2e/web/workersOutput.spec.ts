@@ -7,7 +7,7 @@ import { watchConsole } from './watchConsole';
 // What a worker writes reaches the person: its output tail in the Workers
 // panel, its whole output in the run folder, and a crash with its restart in
 // the lab log — on a real run of the embedded recipe, in Chromium.
-test.use({ viewport: SMALL_WINDOW });
+test.use({ labFor: 'workersOutput', viewport: SMALL_WINDOW });
 
 test('a worker\'s output tail in the Workers panel and its file in the run folder; a SIGKILLed worker\'s crash and restart in the lab log', async ({ page, runLab }) => {
   test.setTimeout(8 * 60_000);
