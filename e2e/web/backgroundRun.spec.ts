@@ -1,9 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
-import { REPO_ROOT } from '../paths';
+import { prepareAwaitingConfirmRun } from '../../electron/lab/app/testing/preparedRun';
+import { writePreparedEmbeddedRecipe } from './preparedRecipe';
 import { expect, test } from './runLab';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
@@ -19,11 +17,7 @@ test.describe('a live run keeps running in the background (Chromium, browser mod
     test.setTimeout(15 * 60_000);
     const problems = watchConsole(page);
     // A run folder with a candidate that passed every probe round (the real gate and probe engine; see preparedRun.ts).
-    const recipe = await writeDerivedRecipe(join(REPO_ROOT, 'recipes', 'embedded-gsm8k-style.yaml'), await mkdtemp(join(tmpdir(), 'gatelab-e2e-recipe-')), {
-      name: 'embedded-prepared',
-      probeProblems: 4,
-      floors: { gold_rate: 0, answered_rate: 0 },
-    });
+    const recipe = await writePreparedEmbeddedRecipe();
     const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-waiting'), { sessions: 2 }, 1);
     expect(prepared.candidates.map((c) => c.state)).toEqual(['awaiting-confirm']);
 

@@ -1,10 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
+import { prepareAwaitingConfirmRun } from '../../electron/lab/app/testing/preparedRun';
+import { writePreparedEmbeddedRecipe } from './preparedRecipe';
 import { BAD_CANDIDATE_KINDS } from '../../electron/contract/liveRuns';
-import { REPO_ROOT, SCREENSHOT_DIR } from '../paths';
+import { SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './runLab';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
@@ -35,11 +34,7 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     const problems = watchConsole(page);
     // The state a short run cannot reach in minutes, prepared by the real gate and probe engine: two
     // no-op adapters (LoRA B = 0) staged through three paired probe rounds each (floors lifted, see preparedRun.ts).
-    const recipe = await writeDerivedRecipe(join(REPO_ROOT, 'recipes', 'embedded-gsm8k-style.yaml'), await mkdtemp(join(tmpdir(), 'gatelab-e2e-recipe-')), {
-      name: 'embedded-prepared',
-      probeProblems: 4,
-      floors: { gold_rate: 0, answered_rate: 0 },
-    });
+    const recipe = await writePreparedEmbeddedRecipe();
     const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-confirm'), { sessions: 2 }, 2);
     expect(prepared.candidates.map((c) => c.state), JSON.stringify(prepared.candidates)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
 

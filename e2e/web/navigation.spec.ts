@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
-import { REPO_ROOT, SCREENSHOT_DIR } from '../paths';
+import { prepareAwaitingConfirmRun } from '../../electron/lab/app/testing/preparedRun';
+import { writePreparedEmbeddedRecipe } from './preparedRecipe';
+import { SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './runLab';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
@@ -83,11 +83,7 @@ test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
     test.setTimeout(8 * 60_000);
     const problems = watchConsole(page);
     // Two runs with candidates that passed every probe round (the real gate and probe engine; see preparedRun.ts).
-    const recipe = await writeDerivedRecipe(join(REPO_ROOT, 'recipes', 'embedded-gsm8k-style.yaml'), await mkdtemp(join(tmpdir(), 'gatelab-e2e-recipe-')), {
-      name: 'embedded-prepared',
-      probeProblems: 4,
-      floors: { gold_rate: 0, answered_rate: 0 },
-    });
+    const recipe = await writePreparedEmbeddedRecipe();
     const a = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-a'), { sessions: 2 }, 1);
     const b = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-b'), { sessions: 2 }, 2);
     expect([...a.candidates, ...b.candidates].map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm', 'awaiting-confirm']);

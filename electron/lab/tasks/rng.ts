@@ -55,13 +55,7 @@ export function createRng(seed: number): Rng {
  * made with it (from large seeds, which do not collide), so it stays as it is.
  */
 export function deriveSeed(seed: number, label: string): number {
-  let h = 0x811c9dc5 ^ (seed >>> 0);
-  const text = `${seed}:${label}`;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
+  return fnv1a((0x811c9dc5 ^ (seed >>> 0)) >>> 0, `${seed}:${label}`);
 }
 
 /**
@@ -72,8 +66,11 @@ export function deriveSeed(seed: number, label: string): number {
  */
 export function runPartSeed(seed: number, label: string): number {
   if (!Number.isSafeInteger(seed)) throw new Error(`a run seed must be a safe integer, got ${seed}`);
-  let h = 0x811c9dc5;
-  const text = `${seed}:${label}`;
+  return fnv1a(0x811c9dc5, `${seed}:${label}`);
+}
+
+/** 32-bit FNV-1a of `text`'s UTF-16 code units, from the state `h`. */
+function fnv1a(h: number, text: string): number {
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
