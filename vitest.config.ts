@@ -2,13 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['electron/**/*.test.ts', 'tools/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'tools/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
     exclude: ['node_modules/**', 'dist/**', 'e2e/**'],
     environment: 'node',
     // Type-level tests (*.test-d.ts) run through tsc and count as tests.
     typecheck: {
       enabled: true,
-      include: ['electron/**/*.test-d.ts', 'renderer/**/*.test-d.ts'],
+      include: ['src/**/*.test-d.ts', 'renderer/**/*.test-d.ts'],
       tsconfig: './tsconfig.json',
       // Errors in source files are `npm run typecheck`'s job; here only the
       // type-level tests themselves decide pass or fail.

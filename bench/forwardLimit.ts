@@ -8,9 +8,9 @@
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { LORA_MODULES, moduleDims, policyShape, readPolicyConfig, type PolicyShape } from '../electron/lab/weights/policyConfig';
-import { readSafetensors, toFloat32 } from '../electron/lab/weights/safetensors';
-import { detectCacheLayout, emptyBlocks, pastFeeds, presentBlocks, type CacheLayout } from '../electron/workers/embedded/cacheLayout';
+import { LORA_MODULES, moduleDims, policyShape, readPolicyConfig, type PolicyShape } from '../src/core/weights/policyConfig';
+import { readSafetensors, toFloat32 } from '../src/core/weights/safetensors';
+import { detectCacheLayout, emptyBlocks, pastFeeds, presentBlocks, type CacheLayout } from '../src/backends/embedded/engine/cacheLayout';
 
 export type ForwardTiming = {
   promptTokens: number;

@@ -8,8 +8,8 @@
  * per phase and overlap; `wall` is the run's active time (pauses and the gaps
  * between a stop and a resume left out).
  */
-import type { JournalEvent } from '../electron/lab/journal/journalEvents';
-import { activeSeconds } from '../electron/lab/run/runReport';
+import type { JournalEvent } from '../src/core/journal/journalEvents';
+import { activeSeconds } from '../src/run/runReport';
 
 export type PhaseBreakdown = {
   wall: number;

@@ -3,7 +3,7 @@
  * point 4). On the 72 homework tasks and on the probe set, each asked exactly
  * the way the student asks (`firstMessage`), default sampling, 3 seeds:
  *
- * - the first reply, judged by the pass criterion (electron/lab/judge):
+ * - the first reply, judged by the pass criterion (src/core/judge):
  *   gold answer present, ≥ 2 shown-work steps, style clean (no marker of any
  *   kind), full criterion passed;
  * - the same first message with the hint appended (as the OPD teacher gets
@@ -21,13 +21,13 @@ import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { judgeReply, MIN_SHOWN_WORK } from '../electron/lab/judge/criterion';
-import { createRng } from '../electron/lab/tasks/rng';
-import { complaintFor, confirmsSave, firstMessage, saveRequest, violationKinds } from '../electron/lab/tasks/student';
-import { parseTaskSet, type Task } from '../electron/lab/tasks/task';
-import { Engine } from '../electron/workers/embedded/engine';
-import { GenerateParamsSchema, type EngineChatMessage, type GenerateResult } from '../electron/workers/embedded/engineProtocol';
-import { ortThreads } from '../electron/workers/embedded/ortSession';
+import { judgeReply, MIN_SHOWN_WORK } from '../src/core/judge/criterion';
+import { createRng } from '../src/core/tasks/rng';
+import { complaintFor, confirmsSave, firstMessage, saveRequest, violationKinds } from '../src/core/tasks/student';
+import { parseTaskSet, type Task } from '../src/core/tasks/task';
+import { Engine } from '../src/backends/embedded/engine/engine';
+import { GenerateParamsSchema, type EngineChatMessage, type GenerateResult } from '../src/backends/embedded/engine/embeddedEngineProtocol';
+import { ortThreads } from '../src/backends/embedded/engine/ortSession';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -73,13 +73,13 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../electron/lab/journal/journalEvents';
-import type { Arm } from '../electron/lab/recipe/recipeSchema';
+import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../src/core/journal/journalEvents';
+import type { Arm } from '../src/core/recipe/recipeSchema';
 import { phaseBreakdown, phaseRows, type PhaseBreakdown } from './phaseBreakdown';
-import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
-import { createRun, LiveRun } from '../electron/lab/run/liveRun';
-import { runCurve, runSummary } from '../electron/lab/run/runReport';
-import type { CurveRow } from '../electron/lab/metrics/curve';
+import { loadRecipe, resolveRecipePath } from '../src/core/recipe/loadRecipe';
+import { createRun, LiveRun } from '../src/run/liveRun';
+import { runCurve, runSummary } from '../src/run/runReport';
+import type { CurveRow } from '../src/core/metrics/curve';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { findModelFolder, findPythonEnvironment, torchWorkerSources } from '../electron/lab/python/pythonEnvironment';
+import { findModelFolder, findPythonEnvironment, torchWorkerSources } from '../src/processes/python/pythonEnvironment';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({

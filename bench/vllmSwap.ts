@@ -23,12 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { vllmPolicy } from '../electron/lab/backends/policies/vllmPolicy';
-import type { VllmEngineClient } from '../electron/lab/backends/policies/vllm/vllmEngineClient';
-import { rolePlacement } from '../electron/lab/devices/rolePlacement';
-import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
-import { startGateway } from '../electron/lab/serving/gatewayServer';
-import { ServingState } from '../electron/lab/serving/servingState';
+import { vllmPolicy } from '../src/backends/vllm/vllmPolicy';
+import type { VllmEngineClient } from '../src/backends/vllm/vllmEngineClient';
+import { rolePlacement } from '../src/processes/devices/rolePlacement';
+import { EngineTokenizer } from '../src/core/protocols/engineTokenizer';
+import { startGateway } from '../src/surfaces/gateway/gatewayServer';
+import { ServingState } from '../src/run/servingState';
 import { writeRandomLoraAdapter } from '../tests/helpers/randomLoraAdapter';
 import { recipePolicyForTests } from '../tests/helpers/vllmTestSetup';
 

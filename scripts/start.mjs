@@ -11,7 +11,7 @@ import { repoRoot } from './lib/paths.mjs';
 import { run } from './lib/run.mjs';
 
 const BUILT = ['dist/main/main.js', 'dist/preload/preload.cjs', 'dist/lab/browser.js', 'dist/renderer/index.html'];
-const SOURCES = ['electron', 'renderer', 'assets/reference', 'vite.config.ts', 'package.json'];
+const SOURCES = ['src', 'renderer', 'assets/reference', 'vite.config.ts', 'package.json'];
 
 function newestMtime(path) {
   const info = statSync(path);

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { readServingPointer } from '../electron/lab/journal/servingPointer';
-import { readRunStatus } from '../electron/lab/run/runStatus';
+import { readServingPointer } from '../src/core/journal/servingPointer';
+import { readRunStatus } from '../src/run/runStatus';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
 function gatelab(args: string[]) {

@@ -9,11 +9,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composeRun } from '../electron/lab/backends/composeRun';
-import { BackendUnavailableError } from '../electron/lab/backends/backendUnavailable';
-import type { HostGpus } from '../electron/lab/devices/hostGpus';
-import { loadRecipe, resolveRecipePath } from '../electron/lab/recipe/loadRecipe';
-import type { Recipe } from '../electron/lab/recipe/recipeSchema';
+import { composeRun } from '../src/run/composeRun';
+import { BackendUnavailableError } from '../src/backends/backendUnavailable';
+import type { HostGpus } from '../src/processes/devices/hostGpus';
+import { loadRecipe, resolveRecipePath } from '../src/core/recipe/loadRecipe';
+import type { Recipe } from '../src/core/recipe/recipeSchema';
 import { embeddedRecipe } from './helpers/testRecipe';
 
 const oneGpu: HostGpus = { gpus: [{ index: 0, name: 'NVIDIA H200', memoryTotalMiB: 143771, memoryUsedMiB: 0 }], problem: null };

@@ -9,12 +9,12 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readJournal } from '../electron/lab/journal/appendOnlyJournal';
-import { journalEventSchema, type JournalEvent } from '../electron/lab/journal/journalEvents';
-import { readServingPointer } from '../electron/lab/journal/servingPointer';
-import { foldGateState } from '../electron/lab/gate/gateState';
-import { createRun } from '../electron/lab/run/liveRun';
-import { createRng } from '../electron/lab/tasks/rng';
+import { readJournal } from '../src/core/journal/appendOnlyJournal';
+import { journalEventSchema, type JournalEvent } from '../src/core/journal/journalEvents';
+import { readServingPointer } from '../src/core/journal/servingPointer';
+import { foldGateState } from '../src/core/gate/gateState';
+import { createRun } from '../src/run/liveRun';
+import { createRng } from '../src/core/tasks/rng';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
 // Enough sessions that 20 kills, each after a little progress, end well before the run does.

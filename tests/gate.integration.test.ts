@@ -9,15 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BadCandidateKind, RejectionCode } from '../electron/lab/journal/journalEvents';
-import { readServingPointer } from '../electron/lab/journal/servingPointer';
-import { createRun, LiveRun } from '../electron/lab/run/liveRun';
-import { createRng } from '../electron/lab/tasks/rng';
-import { serializeSafetensors } from '../electron/lab/weights/safetensors';
-import { loraModuleFromPeft } from '../electron/lab/weights/adapterSpec';
-import { peftAdapterConfig } from '../electron/lab/weights/peftAdapterFormat';
-import { WeightStore } from '../electron/lab/weights/weightStore';
-import type { CandidateRecord } from '../electron/lab/gate/gateState';
+import type { BadCandidateKind, RejectionCode } from '../src/core/journal/journalEvents';
+import { readServingPointer } from '../src/core/journal/servingPointer';
+import { createRun, LiveRun } from '../src/run/liveRun';
+import { createRng } from '../src/core/tasks/rng';
+import { serializeSafetensors } from '../src/core/weights/safetensors';
+import { loraModuleFromPeft } from '../src/core/weights/adapterSpec';
+import { peftAdapterConfig } from '../src/core/weights/peftAdapterFormat';
+import { WeightStore } from '../src/core/weights/weightStore';
+import type { CandidateRecord } from '../src/core/gate/gateState';
 import { writeTestRecipe } from './helpers/testRecipe';
 
 const expected: Record<BadCandidateKind, readonly RejectionCode[]> = {

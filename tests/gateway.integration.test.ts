@@ -10,14 +10,14 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
-import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';
-import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../electron/lab/serving/gatewayServer';
-import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
-import { ServingState } from '../electron/lab/serving/servingState';
-import { adapterSpec } from '../electron/lab/weights/adapterSpec';
-import { LORA_MODULES, policyShape, readPolicyConfig } from '../electron/lab/weights/policyConfig';
-import { serializeSafetensors, type Float32Tensor } from '../electron/lab/weights/safetensors';
+import { startEmbeddedEngine } from '../src/backends/embedded/embeddedPolicy';
+import type { StartedEngine } from '../src/processes/rpcEngineClient';
+import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../src/surfaces/gateway/gatewayServer';
+import { EngineTokenizer } from '../src/core/protocols/engineTokenizer';
+import { ServingState } from '../src/run/servingState';
+import { adapterSpec } from '../src/core/weights/adapterSpec';
+import { LORA_MODULES, policyShape, readPolicyConfig } from '../src/core/weights/policyConfig';
+import { serializeSafetensors, type Float32Tensor } from '../src/core/weights/safetensors';
 
 // GATELAB_TEST_MODEL_DIR points the test at another build of the policy (as the engine's tests allow).
 const MODEL_DIR = process.env.GATELAB_TEST_MODEL_DIR ?? join(import.meta.dirname, '..', 'assets', 'models', 'policy');

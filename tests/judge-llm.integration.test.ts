@@ -8,16 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { startEmbeddedEngine } from '../electron/lab/backends/policies/embeddedPolicy';
-import type { StartedEngine } from '../electron/lab/serving/rpcEngineClient';
-import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../electron/lab/serving/gatewayServer';
-import { EngineTokenizer } from '../electron/lab/serving/engineTokenizer';
-import { ServingState } from '../electron/lab/serving/servingState';
-import { JudgeUnavailableError, createLlmHintJudge, createLlmPrm, type LlmEndpointConfig } from '../electron/lab/judge/llmJudge';
-import { parseHintVote, parsePrmVote } from '../electron/lab/judge/llmPrompts';
-import { composeTurnJudge } from '../electron/lab/judge/turnJudge';
-import { pluralityVote, selectHint } from '../electron/lab/judge/votes';
-import { dispatchTurn } from '../electron/lab/judge/dispatch';
+import { startEmbeddedEngine } from '../src/backends/embedded/embeddedPolicy';
+import type { StartedEngine } from '../src/processes/rpcEngineClient';
+import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../src/surfaces/gateway/gatewayServer';
+import { EngineTokenizer } from '../src/core/protocols/engineTokenizer';
+import { ServingState } from '../src/run/servingState';
+import { JudgeUnavailableError, createLlmHintJudge, createLlmPrm, type LlmEndpointConfig } from '../src/core/judge/llmJudge';
+import { parseHintVote, parsePrmVote } from '../src/core/judge/llmPrompts';
+import { composeTurnJudge } from '../src/core/judge/turnJudge';
+import { pluralityVote, selectHint } from '../src/core/judge/votes';
+import { dispatchTurn } from '../src/core/judge/trainDispatch';
 
 // GATELAB_TEST_MODEL_DIR points the test at another build of the policy (as the engine's tests allow).
 const MODEL_DIR = process.env.GATELAB_TEST_MODEL_DIR ?? join(import.meta.dirname, '..', 'assets', 'models', 'policy');

@@ -5,12 +5,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../electron/lab/journal/journalEvents';
-import { readServingPointer } from '../electron/lab/journal/servingPointer';
-import { CURVE_COLUMNS } from '../electron/lab/metrics/curve';
-import { GATE_COLUMNS } from '../electron/lab/metrics/gateCsv';
-import { createRun, LiveRun } from '../electron/lab/run/liveRun';
-import type { TurnRecord } from '../electron/lab/serving/turnLog';
+import type { JournalEvent } from '../src/core/journal/journalEvents';
+import { readServingPointer } from '../src/core/journal/servingPointer';
+import { CURVE_COLUMNS } from '../src/core/metrics/curve';
+import { GATE_COLUMNS } from '../src/core/metrics/gateCsv';
+import { createRun, LiveRun } from '../src/run/liveRun';
+import type { TurnRecord } from '../src/run/turnLog';
 import { writeTestRecipe } from './helpers/testRecipe';
 
 const SESSIONS = 6;

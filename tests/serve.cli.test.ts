@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adapterSpec } from '../electron/lab/weights/adapterSpec';
-import { LORA_MODULES, policyShape, readPolicyConfig } from '../electron/lab/weights/policyConfig';
-import { serializeSafetensors, type Float32Tensor } from '../electron/lab/weights/safetensors';
+import { adapterSpec } from '../src/core/weights/adapterSpec';
+import { LORA_MODULES, policyShape, readPolicyConfig } from '../src/core/weights/policyConfig';
+import { serializeSafetensors, type Float32Tensor } from '../src/core/weights/safetensors';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'gatelab.js');

@@ -12,17 +12,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { reasonsNotRunnable, thisHost } from '../electron/lab/backends/composeRun';
-import type { JournalEvent } from '../electron/lab/journal/journalEvents';
-import { readServingPointer } from '../electron/lab/journal/servingPointer';
-import { loadRecipe } from '../electron/lab/recipe/loadRecipe';
-import { createRun, LiveRun } from '../electron/lab/run/liveRun';
+import { reasonsNotRunnable, thisHost } from '../src/run/composeRun';
+import type { JournalEvent } from '../src/core/journal/journalEvents';
+import { readServingPointer } from '../src/core/journal/servingPointer';
+import { loadRecipe } from '../src/core/recipe/loadRecipe';
+import { createRun, LiveRun } from '../src/run/liveRun';
 import { shortenSmolRecipe } from './helpers/shortSmolRecipe';
 import { repoRoot } from './helpers/testRecipe';
 import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
-import { isTerminalStatus } from '../electron/lab/ray/rayJobsClient';
-import { sha256Hex } from '../electron/lab/weights/weightStore';
-import { workerRegistry } from '../electron/lab/workers/workerRegistry';
+import { isTerminalStatus } from '../src/remote/ray/rayJobsClient';
+import { sha256Hex } from '../src/core/weights/weightStore';
+import { workerRegistry } from '../src/processes/workerRegistry';
 
 // Where Ray is installed (`npm run setup:ray`; CI runs it), the
 // trainer and the probe engine run as Ray jobs on a local head (CPU, own temp

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRun, LiveRun } from '../electron/lab/run/liveRun';
-import { createRng } from '../electron/lab/tasks/rng';
-import { serializeSafetensors } from '../electron/lab/weights/safetensors';
-import { loraModuleFromPeft } from '../electron/lab/weights/adapterSpec';
-import { peftAdapterConfig } from '../electron/lab/weights/peftAdapterFormat';
-import { WeightStore } from '../electron/lab/weights/weightStore';
+import { createRun, LiveRun } from '../src/run/liveRun';
+import { createRng } from '../src/core/tasks/rng';
+import { serializeSafetensors } from '../src/core/weights/safetensors';
+import { loraModuleFromPeft } from '../src/core/weights/adapterSpec';
+import { peftAdapterConfig } from '../src/core/weights/peftAdapterFormat';
+import { WeightStore } from '../src/core/weights/weightStore';
 import { writeTestRecipe } from './helpers/testRecipe';
 
 type Outcome = { id: string; version: string; stream: boolean; ok: true } | { ok: false; error: string };

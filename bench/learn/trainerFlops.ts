@@ -4,7 +4,7 @@
  * small next to them and not counted). This is what the trainer's matrix-
  * product throughput is measured in.
  */
-import { moduleDims, type LoraModule, type PolicyShape } from '../../electron/lab/weights/policyConfig';
+import { moduleDims, type LoraModule, type PolicyShape } from '../../src/core/weights/policyConfig';
 
 const ALL_MODULES: readonly LoraModule[] = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'];
 

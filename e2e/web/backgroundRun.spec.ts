@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { prepareAwaitingConfirmRun } from '../../electron/lab/app/testing/preparedRun';
+import { prepareAwaitingConfirmRun } from '../../src/lab/testing/preparedRun';
 import { writePreparedEmbeddedRecipe } from './preparedRecipe';
 import { expect, test } from './runLab';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { prepareAwaitingConfirmRun } from '../../electron/lab/app/testing/preparedRun';
+import { prepareAwaitingConfirmRun } from '../../src/lab/testing/preparedRun';
 import { writePreparedEmbeddedRecipe } from './preparedRecipe';
 import { SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './runLab';

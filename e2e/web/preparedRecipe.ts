@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeDerivedRecipe } from '../../electron/lab/app/testing/preparedRun';
+import { writeDerivedRecipe } from '../../src/lab/testing/preparedRun';
 import { REPO_ROOT } from '../paths';
 
 /**

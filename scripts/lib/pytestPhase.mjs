@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { repoRoot } from './paths.mjs';
 import { run } from './run.mjs';
 
-/** The venv `npm run setup:python` makes (electron/lab/python/pythonEnvironment.ts finds the same one). */
+/** The venv `npm run setup:python` makes (src/processes/python/pythonEnvironment.ts finds the same one). */
 function venvPython() {
   const home = process.env.GATELAB_HOME || join(homedir(), '.cache', 'gatelab');
   const venv = join(home, 'python');
@@ -25,7 +25,7 @@ export function junitCounts(xml) {
 }
 
 /**
- * Runs pytest over electron/workers/torch/tests with a JUnit XML report.
+ * Runs pytest over src/backends/torch/tests with a JUnit XML report.
  * @returns {Promise<{ passed: number, failed: number, note: string, skipped: string | null }>}
  */
 export async function pythonTestPhase(resultsDir) {
@@ -35,7 +35,7 @@ export async function pythonTestPhase(resultsDir) {
   }
   const xmlPath = join(resultsDir, 'pytest.xml');
   rmSync(xmlPath, { force: true });
-  const result = await run(python, ['-m', 'pytest', 'electron/workers/torch/tests', '-q', '-p', 'no:cacheprovider', `--junitxml=${xmlPath}`], {
+  const result = await run(python, ['-m', 'pytest', 'src/backends/torch/tests', '-q', '-p', 'no:cacheprovider', `--junitxml=${xmlPath}`], {
     cwd: repoRoot,
   });
   if (!existsSync(xmlPath)) return { passed: 0, failed: 1, note: `pytest: no results (exit ${result.code})`, skipped: null };

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readJournal } from '../../electron/lab/journal/appendOnlyJournal';
-import { journalEventSchema, type JournalEvent } from '../../electron/lab/journal/journalEvents';
+import { readJournal } from '../../src/core/journal/appendOnlyJournal';
+import { journalEventSchema, type JournalEvent } from '../../src/core/journal/journalEvents';
 import { gatelabCli, repoRoot } from './testRecipe';
 
 export type LabProcess = {

@@ -5,13 +5,13 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AdapterRef } from '../../electron/lab/protocols/engineProtocol';
-import { sha256OfFile } from '../../electron/lab/serving/adapterBlob';
-import { createRng } from '../../electron/lab/tasks/rng';
-import { adapterSpec } from '../../electron/lab/weights/adapterSpec';
-import { peftAdapterConfig, peftAdapterMetadata } from '../../electron/lab/weights/peftAdapterFormat';
-import { LORA_MODULES, policyShape, readPolicyConfig } from '../../electron/lab/weights/policyConfig';
-import { writeSafetensors, type WritableTensor } from '../../electron/lab/weights/safetensors';
+import type { AdapterRef } from '../../src/core/protocols/engineProtocol';
+import { sha256OfFile } from '../../src/core/weights/adapterBlob';
+import { createRng } from '../../src/core/tasks/rng';
+import { adapterSpec } from '../../src/core/weights/adapterSpec';
+import { peftAdapterConfig, peftAdapterMetadata } from '../../src/core/weights/peftAdapterFormat';
+import { LORA_MODULES, policyShape, readPolicyConfig } from '../../src/core/weights/policyConfig';
+import { writeSafetensors, type WritableTensor } from '../../src/core/weights/safetensors';
 
 /** Writes `<dir>/adapter_model.safetensors` + `adapter_config.json`; the version is `<prefix>-<sha8>`. */
 export async function writeRandomLoraAdapter(modelDir: string, dir: string, seed: number, scale = 0.12, prefix = 't'): Promise<AdapterRef & { dir: string }> {

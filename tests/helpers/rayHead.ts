@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { RayJobsClient } from '../../electron/lab/ray/rayJobsClient';
+import { RayJobsClient } from '../../src/remote/ray/rayJobsClient';
 
 export function rayEnvironment(): { python: string; ray: string } | null {
   const home = process.env.GATELAB_HOME || path.join(homedir(), '.cache', 'gatelab');

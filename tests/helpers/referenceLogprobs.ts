@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { GenerateResult } from '../../electron/lab/protocols/engineProtocol';
+import type { GenerateResult } from '../../src/core/protocols/engineProtocol';
 
 export type ReferenceRow = { logprobs: number[]; topIds: number[][]; topLogprobs: number[][] };
 

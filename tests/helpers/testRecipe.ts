@@ -9,7 +9,7 @@ import { parseDocument } from 'yaml';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const embeddedRecipe = path.join(repoRoot, 'recipes', 'embedded-gsm8k-style.yaml');
-export const gatelabCli = path.join(repoRoot, 'electron', 'lab', 'cli', 'main.ts');
+export const gatelabCli = path.join(repoRoot, 'src', 'surfaces', 'cli', 'cliMain.ts');
 
 export type TestRecipeOptions = {
   sessions?: number;

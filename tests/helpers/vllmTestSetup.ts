@@ -1,6 +1,6 @@
 /** The model and policy section the vLLM tests and benchmarks use: SmolLM2-135M-Instruct, as `npm run setup:python` installs it. */
-import type { GenerateRequest } from '../../electron/lab/protocols/engineProtocol';
-import { policySchema, type Recipe } from '../../electron/lab/recipe/recipeSchema';
+import type { GenerateRequest } from '../../src/core/protocols/engineProtocol';
+import { policySchema, type Recipe } from '../../src/core/recipe/recipeSchema';
 
 export const SMOLLM2 = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 

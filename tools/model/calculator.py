@@ -1,4 +1,4 @@
-"""Python twin of electron/workers/embedded/calculator.ts, for the build's own evaluation.
+"""Python twin of src/backends/embedded/engine/calculator.ts, for the build's own evaluation.
 
 The engine evaluates the expression that ends right before <|eq|> (the longest
 suffix of numbers, spaces, parentheses and + - * / × ÷) and forces " " + result.

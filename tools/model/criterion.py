@@ -1,4 +1,4 @@
-"""A Python reading of the pass criterion (electron/lab/judge/criterion.ts), for the build's quick eval only."""
+"""A Python reading of the pass criterion (src/core/judge/criterion.ts), for the build's quick eval only."""
 from __future__ import annotations
 
 import re

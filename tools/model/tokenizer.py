@@ -1,7 +1,7 @@
 """The embedded policy's tokenizer (docs/internals.md, "Tokenizer").
 
 Word pieces with their leading space, digits split one by one, specials first.
-It must agree token for token with electron/workers/embedded/tokenizer.ts; the
+It must agree token for token with src/backends/embedded/engine/tokenizer.ts; the
 vectors in tokenizer_vectors.json (written by make_vectors.py) are the proof.
 """
 from __future__ import annotations

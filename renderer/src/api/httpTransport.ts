@@ -1,4 +1,4 @@
-import type { LabEnvelope, LabEventName, LabMethodName, LabTransport } from '../../../electron/contract';
+import type { LabEnvelope, LabEventName, LabMethodName, LabTransport } from '../../../src/contract';
 
 /** The browser's WebSocket constructor, or a compatible one (the `ws` package in tests). */
 export type WebSocketConstructor = new (url: string) => WebSocketLike;

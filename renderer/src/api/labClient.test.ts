@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { LabTransport } from '../../../electron/contract/api';
+import type { LabTransport } from '../../../src/contract/api';
 import { chooseTransport } from './labClient';
 
 const location = (href: string) => {

@@ -1,5 +1,5 @@
-import { createLabApi } from '../../../electron/contract/client';
-import type { LabApi, LabTransport } from '../../../electron/contract/api';
+import { createLabApi } from '../../../src/contract/client';
+import type { LabApi, LabTransport } from '../../../src/contract/api';
 import { createHttpTransport } from './httpTransport';
 import type { WebSocketConstructor } from './httpTransport';
 

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { Bar, BarChart, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
-import type { CurveRow } from '../../../electron/contract/runs';
+import type { CurveRow } from '../../../src/contract/runs';
 import { rejectionReasons, sessionsInRange, zoomRows } from '../lib/chartData';
 import type { SessionRange, Zoom } from '../lib/chartData';
 import { PALETTE } from '../lib/palette';

@@ -2,7 +2,7 @@ import { useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
-import type { PublishedResult } from '../../../electron/contract/runs';
+import type { PublishedResult } from '../../../src/contract/runs';
 import { FULL_Y_RANGE, RATE_SERIES, zoomRows, type RateKey, type SessionRange, type Zoom } from '../lib/chartData';
 import { fileStem, saveFile } from '../lib/exportChart';
 import { compareCsv } from '../lib/exportSeries';

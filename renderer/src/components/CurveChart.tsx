@@ -2,7 +2,7 @@ import { useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
-import type { CurveRow, PublishedResult } from '../../../electron/contract/runs';
+import type { CurveRow, PublishedResult } from '../../../src/contract/runs';
 import { buildChartRows, FULL_Y_RANGE, RATE_SERIES, referenceLabel, smoothedKey, zoomRows } from '../lib/chartData';
 import type { ChartRow, RateKey, SessionRange, Zoom } from '../lib/chartData';
 import { fileStem, saveFile } from '../lib/exportChart';

@@ -1,6 +1,6 @@
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { TooltipContentProps } from 'recharts';
-import type { GateRow } from '../../../electron/contract/runs';
+import type { GateRow } from '../../../src/contract/runs';
 import { gateStats } from '../lib/chartData';
 import { percent } from '../lib/format';
 import { PALETTE } from '../lib/palette';

@@ -1,4 +1,4 @@
-import type { CurveRow } from '../../../electron/contract/runs';
+import type { CurveRow } from '../../../src/contract/runs';
 import { rejectionReasons } from '../lib/chartData';
 import { rate } from '../lib/format';
 

@@ -1,4 +1,4 @@
-import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../electron/contract/runs';
+import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../src/contract/runs';
 import { windowMean } from '../lib/chartData';
 import { percent } from '../lib/format';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { CurveRow } from '../../../electron/contract/runs';
+import type { CurveRow } from '../../../src/contract/runs';
 import { buildChartRows, gateStats, rejectionReasons, sessionsInRange, windowMean } from './chartData';
 
 function row(session: number, fields: Partial<CurveRow> = {}): CurveRow {

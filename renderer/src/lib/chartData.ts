@@ -1,4 +1,4 @@
-import type { CurveRow, GateRow } from '../../../electron/contract/runs';
+import type { CurveRow, GateRow } from '../../../src/contract/runs';
 import { PALETTE } from './palette';
 import { DEFAULT_SMOOTHING, smoothSeries, type Smoothing } from './smoothing';
 

@@ -1,4 +1,4 @@
-import type { CsvLocation } from '../../../electron/contract/errors';
+import type { CsvLocation } from '../../../src/contract/errors';
 
 /** The offending line of a malformed CSV, split around the bad cell for highlighting. */
 export interface CsvExcerpt {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { parseCurveCsv } from '../../../electron/lab/metrics/curveCsv';
+import { parseCurveCsv } from '../../../src/core/metrics/curveCsv';
 import { buildChartRows, RATE_SERIES } from './chartData';
 import { chartRowsCsv, compareCsv, csvRecord } from './exportSeries';
 

@@ -1,5 +1,5 @@
-import { formatPythonFloat } from '../../../electron/contract/pythonFloat';
-import { CurveRow } from '../../../electron/contract/runs';
+import { formatPythonFloat } from '../../../src/contract/pythonFloat';
+import { CurveRow } from '../../../src/contract/runs';
 import { RATE_SERIES, smoothedKey, type ChartRow } from './chartData';
 import { smoothSeries, smoothingTag, type SmoothableSeries, type Smoothing } from './smoothing';
 

@@ -1,4 +1,4 @@
-import type { CandidateView } from '../../../electron/contract/liveRuns';
+import type { CandidateView } from '../../../src/contract/liveRuns';
 
 export type StepStatus = 'done' | 'current' | 'failed' | 'pending' | 'skipped';
 

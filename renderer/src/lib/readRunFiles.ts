@@ -1,5 +1,5 @@
-import { MAX_RUN_FILE_CHARS } from '../../../electron/contract/runs';
-import type { RunFileText } from '../../../electron/contract/runs';
+import { MAX_RUN_FILE_CHARS } from '../../../src/contract/runs';
+import type { RunFileText } from '../../../src/contract/runs';
 
 /**
  * Reads the files a person picked (or dropped) with the File API — the same

@@ -1,4 +1,4 @@
-import type { RunPatch, RunView } from '../../../electron/contract/liveRuns';
+import type { RunPatch, RunView } from '../../../src/contract/liveRuns';
 
 /** Replaces items with the same key and adds new ones, keeping the list ordered by `order`. */
 function mergeByKey<T, K>(list: readonly T[], changed: readonly T[], keyOf: (item: T) => K, order: (a: T, b: T) => number): T[] {

@@ -1,4 +1,4 @@
-import type { SessionView } from '../../../electron/contract/liveRuns';
+import type { SessionView } from '../../../src/contract/liveRuns';
 
 type SortValue = number | string | null;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { parseCurveCsv } from '../../../electron/lab/metrics/curveCsv';
+import { parseCurveCsv } from '../../../src/core/metrics/curveCsv';
 import { buildChartRows, RATE_SERIES, smoothedKey, zoomRows } from './chartData';
 import { debiasedEma, rollingMean, smoothSeries, smoothingLabel } from './smoothing';
 

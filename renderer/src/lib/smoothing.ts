@@ -1,4 +1,4 @@
-import type { CurveRow } from '../../../electron/contract/runs';
+import type { CurveRow } from '../../../src/contract/runs';
 
 /**
  * How the learning curve is smoothed, as TensorBoard and W&B offer it:

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AppInfo } from '../../../electron/contract/app';
+import type { AppInfo } from '../../../src/contract/app';
 import { getLab, labUnavailableReason } from '../api/labClient';
 
 interface AppState {

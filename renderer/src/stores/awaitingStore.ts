@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AwaitingView } from '../../../electron/contract/liveRuns';
+import type { AwaitingView } from '../../../src/contract/liveRuns';
 import { getLab } from '../api/labClient';
 
 interface AwaitingState {

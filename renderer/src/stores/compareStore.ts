@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CurveRow, LoadedRun, RunProvenance } from '../../../electron/contract/runs';
+import type { CurveRow, LoadedRun, RunProvenance } from '../../../src/contract/runs';
 import { getLab } from '../api/labClient';
 import type { RateKey } from '../lib/chartData';
 import { readJournalFirstLine, readRunFiles } from '../lib/readRunFiles';

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { RecipeChoice, RunFolderInfo } from '../../../electron/contract/liveRuns';
+import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/liveRuns';
 import { getLab } from '../api/labClient';
 
 interface LaunchState {

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { BadCandidateKind, ProbePair, RunPatch, RunView, ServingPointerView } from '../../../electron/contract/liveRuns';
+import type { BadCandidateKind, ProbePair, RunPatch, RunView, ServingPointerView } from '../../../src/contract/liveRuns';
 import { getLab } from '../api/labClient';
 import { applyRunPatches } from '../lib/runPatches';
 

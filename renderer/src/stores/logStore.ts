@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { LogEntry } from '../../../electron/contract/events';
+import type { LogEntry } from '../../../src/contract/events';
 
 const MAX_ENTRIES = 200;
 

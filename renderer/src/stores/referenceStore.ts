@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../electron/contract/runs';
+import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../src/contract/runs';
 import { getLab } from '../api/labClient';
 
 interface ReferenceState {

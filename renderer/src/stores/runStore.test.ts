@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test, vi } from 'vitest';
-import { LabError } from '../../../electron/contract/errors';
-import type { LoadedRun } from '../../../electron/contract/runs';
+import { LabError } from '../../../src/contract/errors';
+import type { LoadedRun } from '../../../src/contract/runs';
 
 // Test double for the lab (unit test of the store's state transitions only;
 // the real transports are exercised by the contract suite and the e2e tests).

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
-import { isCsvLocation, LabError } from '../../../electron/contract/errors';
-import type { CsvLocation } from '../../../electron/contract/errors';
-import type { LoadedRun, RunFileText, RunSummary } from '../../../electron/contract/runs';
+import { isCsvLocation, LabError } from '../../../src/contract/errors';
+import type { CsvLocation } from '../../../src/contract/errors';
+import type { LoadedRun, RunFileText, RunSummary } from '../../../src/contract/runs';
 import { getLab } from '../api/labClient';
 import { csvExcerpt } from '../lib/csvExcerpt';
 import type { CsvExcerpt } from '../lib/csvExcerpt';

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { RunningRunView, RunningView } from '../../../electron/contract/liveRuns';
+import type { RunningRunView, RunningView } from '../../../src/contract/liveRuns';
 import { getLab } from '../api/labClient';
 
 interface RunningState {

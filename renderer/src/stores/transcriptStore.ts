@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { TranscriptView } from '../../../electron/contract/liveRuns';
+import type { TranscriptView } from '../../../src/contract/liveRuns';
 import { getLab } from '../api/labClient';
 
 export type TranscriptState = { status: 'loading' } | { status: 'loaded'; transcript: TranscriptView } | { status: 'error'; message: string };

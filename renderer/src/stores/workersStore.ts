@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { WorkersView } from '../../../electron/contract/workers';
+import type { WorkersView } from '../../../src/contract/workers';
 import { getLab } from '../api/labClient';
 
 interface WorkersState {

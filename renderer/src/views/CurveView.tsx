@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { LoadedRun } from '../../../electron/contract/runs';
+import type { LoadedRun } from '../../../src/contract/runs';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import { GatePanel } from '../components/GatePanel';

@@ -9,10 +9,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildHomeworkAndProbe } from '../../../electron/lab/tasks/generator';
-import { createRng, deriveSeed } from '../../../electron/lab/tasks/rng';
-import { complaintFor, saveRequest } from '../../../electron/lab/tasks/student';
-import { TEMPLATES } from '../../../electron/lab/tasks/templates';
+import { buildHomeworkAndProbe } from '../../../src/core/tasks/generator';
+import { createRng, deriveSeed } from '../../../src/core/tasks/rng';
+import { complaintFor, saveRequest } from '../../../src/core/tasks/student';
+import { TEMPLATES } from '../../../src/core/tasks/templates';
 import { visible, violationKinds } from './conversations';
 import { generateCorpus } from './generateCorpus';
 import { aiReply, plainReply } from './replies';

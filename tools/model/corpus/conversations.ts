@@ -8,11 +8,11 @@
  * calculator token, as the engine generates them) or context (plain text, as
  * the engine re-encodes an earlier reply it is sent back).
  */
-import { judgeReply } from '../../../electron/lab/judge/criterion';
-import type { Rng } from '../../../electron/lab/tasks/rng';
-import { complaintFor, type ViolationKind, saveRequest, WORK_HINDSIGHT } from '../../../electron/lab/tasks/student';
-import type { Task } from '../../../electron/lab/tasks/task';
-import { calculatorCompletion } from '../../../electron/workers/embedded/calculator';
+import { judgeReply } from '../../../src/core/judge/criterion';
+import type { Rng } from '../../../src/core/tasks/rng';
+import { complaintFor, type ViolationKind, saveRequest, WORK_HINDSIGHT } from '../../../src/core/tasks/student';
+import type { Task } from '../../../src/core/tasks/task';
+import { calculatorCompletion } from '../../../src/backends/embedded/engine/calculator';
 import { aiReply, EQ, PLAIN_OPENERS, plainReply, REWRITE_PREFIXES, saveConfirmation } from './replies';
 
 export interface CorpusMessage {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { judgeReply } from '../../../electron/lab/judge/criterion';
-import { buildHomeworkAndProbe, renderTask } from '../../../electron/lab/tasks/generator';
-import { createRng } from '../../../electron/lab/tasks/rng';
-import { parseComplaint } from '../../../electron/lab/tasks/student';
-import { TEMPLATES } from '../../../electron/lab/tasks/templates';
+import { judgeReply } from '../../../src/core/judge/criterion';
+import { buildHomeworkAndProbe, renderTask } from '../../../src/core/tasks/generator';
+import { createRng } from '../../../src/core/tasks/rng';
+import { parseComplaint } from '../../../src/core/tasks/student';
+import { TEMPLATES } from '../../../src/core/tasks/templates';
 import { checkCalculator, makeConversation, plainOpener, visible } from './conversations';
 import { generateCorpus } from './generateCorpus';
 import { aiReply, EQ, PLAIN_OPENERS, plainReply } from './replies';

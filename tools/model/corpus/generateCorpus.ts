@@ -1,7 +1,7 @@
-import { instanceKey, renderTask } from '../../../electron/lab/tasks/generator';
-import { createRng, deriveSeed } from '../../../electron/lab/tasks/rng';
-import type { Task } from '../../../electron/lab/tasks/task';
-import { TEMPLATES } from '../../../electron/lab/tasks/templates';
+import { instanceKey, renderTask } from '../../../src/core/tasks/generator';
+import { createRng, deriveSeed } from '../../../src/core/tasks/rng';
+import type { Task } from '../../../src/core/tasks/task';
+import { TEMPLATES } from '../../../src/core/tasks/templates';
 import { type Conversation, makeConversation } from './conversations';
 
 export interface CorpusOptions {

@@ -9,8 +9,8 @@
  * and the two sets never share a first word — so a few LoRA steps can move the
  * first-reply distribution from one mode to the other.
  */
-import type { Rng } from '../../../electron/lab/tasks/rng';
-import type { Step, Task } from '../../../electron/lab/tasks/task';
+import type { Rng } from '../../../src/core/tasks/rng';
+import type { Step, Task } from '../../../src/core/tasks/task';
 
 export const EQ = '<|eq|>';
 

@@ -1,4 +1,4 @@
-import type { SessionView } from '../../../../electron/contract/liveRuns';
+import type { SessionView } from '../../../../src/contract/liveRuns';
 import { HighlightedReply, HighlightLegend, VerdictChips } from './HighlightedReply';
 
 /**

@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { WorkerView } from '../../../../electron/contract/workers';
+import type { WorkerView } from '../../../../src/contract/workers';
 import { duration } from '../../lib/format';
 import { useWorkersStore } from '../../stores/workersStore';
 

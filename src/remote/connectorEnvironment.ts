@@ -1,0 +1,75 @@
+/**
+ * What GateLab's connector (src/remote/connector/gatelab_connector.py) is
+ * started with, wherever it runs: its own source (it travels in the
+ * environment, so a node needs no GateLab files to run it), the control
+ * endpoint's URL and the launch's token, and the worker's command as a JSON
+ * argument array (never through a shell) with its environment.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { WorkerEntry } from '../processes/workerEntry';
+import type { ExpectedWorker } from './controlHub';
+
+/** The connector's source: it travels in the job's environment, so a node needs no GateLab files to run it. */
+export function connectorSource(): string {
+  const candidates = [
+    new URL('./connector/gatelab_connector.py', import.meta.url), // sources: src/remote → src/remote/connector
+    new URL('../workers/gatelab_connector.py', import.meta.url), // built: dist/<part>/x.js → dist/workers
+    new URL('./connector/gatelab_connector.py', import.meta.url), // built, run from the repository
+  ];
+  for (const candidate of candidates) {
+    try {
+      return readFileSync(fileURLToPath(candidate), 'utf8');
+    } catch {
+      // try the next place
+    }
+  }
+  throw new Error('the Ray connector (src/remote/connector/gatelab_connector.py) is missing from this build');
+}
+
+/** The command a worker entry runs on a node: always JSON lines on stdin/stdout (the connector bridges them). */
+export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string, string> } {
+  switch (entry.kind) {
+    case 'node':
+    case 'process':
+      return { argv: [entry.command, ...entry.args], env: { ...entry.env } };
+    case 'utility':
+      // Electron's own binary acts as plain Node when asked to.
+      return { argv: [process.execPath, entry.modulePath, ...entry.args], env: { ELECTRON_RUN_AS_NODE: '1' } };
+    default: {
+      const unreachable: never = entry;
+      throw new Error(`unknown worker entry ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+// Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
+export const CONNECTOR_BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
+
+/** Where a server worker's command names the port the connector picks on its node (gatelab_connector.py). */
+export const SERVER_PORT_PLACEHOLDER = '{{GATELAB_SERVER_PORT}}';
+
+/**
+ * The connector's environment for one launch of `entry`; `env` is added to
+ * the worker's. `server`: the worker is a TCP server whose argv names its
+ * port as SERVER_PORT_PLACEHOLDER (bridgeMessages.ts, server mode).
+ */
+export function connectorEnvironment(
+  expected: Pick<ExpectedWorker, 'url' | 'token'>,
+  entry: WorkerEntry,
+  env: Readonly<Record<string, string>>,
+  mode: 'jsonl' | 'server' = 'jsonl',
+): Record<string, string> {
+  const command = remoteCommand(entry);
+  if (mode === 'server' && !command.argv.some((a) => a.includes(SERVER_PORT_PLACEHOLDER))) {
+    throw new Error(`a server worker's command must name its port as ${SERVER_PORT_PLACEHOLDER}`);
+  }
+  return {
+    ...(mode === 'server' ? { GATELAB_WORKER_MODE: 'server' } : {}),
+    GATELAB_CONNECTOR_SOURCE: connectorSource(),
+    GATELAB_CONTROL_URL: expected.url,
+    GATELAB_CONTROL_TOKEN: expected.token,
+    GATELAB_WORKER_ARGV: JSON.stringify(command.argv),
+    GATELAB_WORKER_ENV: JSON.stringify({ ...command.env, ...env }),
+  };
+}
