@@ -1,6 +1,6 @@
 /**
  * bench:engine — how fast the served policy answers, against the limit of
- * this model on this machine (issue 4, point 6).
+ * this model on this machine.
  *
  * Served: the real gateway on the real engine worker, driven by a lean SSE
  * client (bench/sseChatClient.ts), on the probe set's first messages (the way the

@@ -1,11 +1,11 @@
 /**
- * bench:learn — does the trainer learn, and what does it cost? (issue 5, point 5)
+ * bench:learn — does the trainer learn, and what does it cost?
  *
  * On-policy, the way the embedded recipe trains: each optimizer step takes
  * `--batch` homework tasks in order, asks the engine (with the latest
  * candidate loaded) for the first reply, judges it with the pass criterion,
  * lets the scripted student react, has the rule PRM and hint judge read the
- * reaction, dispatches (DESIGN §1) and trains one step on the judged turns.
+ * reaction, dispatches (docs/design.md, How a judged turn trains) and trains one step on the judged turns.
  * After every step the pinned probe set is sampled with fixed seeds (the
  * student's own first message, no hint) and scored: pass, clean, gold rate,
  * mean violations. Three variants side by side from the same start: both

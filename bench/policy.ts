@@ -1,6 +1,6 @@
 /**
- * bench:policy — the embedded base policy's behaviour, measured (issue 4,
- * point 4). On the 72 homework tasks and on the probe set, each asked exactly
+ * bench:policy — the embedded base policy's behaviour, measured against its
+ * targets. On the 72 homework tasks and on the probe set, each asked exactly
  * the way the student asks (`firstMessage`), default sampling, 3 seeds:
  *
  * - the first reply, judged by the pass criterion (src/core/judge):
@@ -47,10 +47,10 @@ const { values: args } = parseArgs({
 const SEEDS = Number(args.seeds);
 const LIMIT = args.limit === undefined ? Infinity : Number(args.limit);
 const CONCURRENCY = Number(args.concurrency);
-/** Large enough for a complete reply: a probe that truncates scores truncation (DESIGN §1). */
+/** Large enough for a complete reply: a probe that truncates scores truncation (docs/design.md, Probe rounds). */
 const MAX_TOKENS = Number(args['max-tokens']);
 
-/** The targets of issue 4, point 4. */
+/** What the base policy must do for the embedded recipe to mean anything (docs/design.md, The embedded default). */
 const TARGETS = {
   gold: { label: 'gold answer present', op: '>=', value: 0.9 },
   shownWork: { label: `≥ ${MIN_SHOWN_WORK} shown work steps`, op: '>=', value: 0.9 },

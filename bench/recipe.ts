@@ -1,5 +1,5 @@
 /**
- * bench:recipe — the embedded recipe, headless, measured (issue 6, point 8).
+ * bench:recipe — the embedded recipe, headless, measured.
  *
  * 1. For each seed and each arm: the recipe with `confirm: auto`, its first
  *    `--sessions` sessions (36: the reference curve's length) — the real run,

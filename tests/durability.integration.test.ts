@@ -1,4 +1,4 @@
-// Invariant 3, on real processes: `gatelab resume` is SIGKILLed at 20 random
+// docs/design.md, invariant 3, on real processes: `gatelab resume` is SIGKILLed at 20 random
 // points of a real run (engine start, a session, a trainer step, a probe
 // round, a promotion…), once with a torn journal line left behind, and
 // resumed each time. At the end no session is lost or recorded twice, no

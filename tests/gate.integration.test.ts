@@ -1,4 +1,4 @@
-// Bad-candidate injection against the real gate (DESIGN §4, issue 6 point 6):
+// Bad-candidate injection against the real gate (docs/design.md, Injected bad candidates):
 // the real probe engine (its own process), the embedded recipe's margins and
 // floors, the real policy. A healthy candidate passes its three rounds and
 // waits for a person; meanwhile each of the six bad kinds goes through

@@ -1,4 +1,4 @@
-// The trainer as a Ray job (issue 18), against a real local Ray head on the
+// The trainer as a Ray job, against a real local Ray head on the
 // CPU (PyPI's ray from `npm run setup:ray`, its own temp folder and free
 // ports, stopped after): a short run of the embedded recipe with
 // `runner: ray`, where the lab submits the trainer and the probe engine through Ray's job REST
@@ -182,7 +182,7 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
   });
 });
 
-// The SmolLM2 torch trainer (issue 16's) as a Ray job: the same protocol over
+// The SmolLM2 torch trainer as a Ray job: the same protocol over
 // the connector, one real optimizer step on SmolLM2-135M-Instruct on the CPU,
 // its candidate and checkpoint downloaded into the lab's store by content and
 // accepted by the gate's verify. Needs `npm run setup:python` too.

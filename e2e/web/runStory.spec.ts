@@ -6,8 +6,9 @@ import { FIXTURE_DIR, REFERENCE_DIR, REFERENCE_ID, SCREENSHOT_DIR } from '../pat
 import { expect, test } from './runLab';
 import { watchConsole } from './watchConsole';
 
-// The run's full story on screen (issue 14, items 5, 6, 8), through the UI
-// only, at the size the issue asks every screen to read at: 1280×720.
+// The run's full story on screen (the curve's controls, the comparison of runs,
+// the sessions table and the workers panel), through the UI only, at the size
+// every screen must read at: 1280×720.
 test.use({ labFor: 'runStory', holdRestarts: true, viewport: { width: 1280, height: 720 } });
 test.describe.configure({ mode: 'serial' });
 

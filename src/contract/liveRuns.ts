@@ -7,7 +7,7 @@ import { CurveRow, LoadedRun } from './runs';
  * of it, watch it (sessions, curve, trainer steps, the gate), and ask the
  * gate for a person's decisions. The renderer only *asks*: every action is a
  * request the lab core's release gate decides on; nothing here can move the
- * serving pointer by itself (DESIGN §3 invariant 1).
+ * serving pointer by itself (docs/design.md, invariant 1).
  *
  * Wire shapes are spelled out here, not imported from the lab (the renderer
  * must not import Node code); src/lab/liveRunsContract.test.ts pins
@@ -66,7 +66,7 @@ export const REJECTION_CODES = [
   'person',
 ] as const;
 
-/** The metrics a probe round is gated on (never the style rate alone: DESIGN §4). */
+/** The metrics a probe round is gated on (never the style rate alone: docs/design.md, Passing a round). */
 export const GATED_METRICS = ['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations'] as const;
 export type GatedMetric = (typeof GATED_METRICS)[number];
 
@@ -119,13 +119,13 @@ export const RecipeChoice = z.strictObject({
 });
 export type RecipeChoice = z.infer<typeof RecipeChoice>;
 
-/** The PRM's reward for a judged turn (DESIGN §1: +1 progress, −1 correction, 0 ambiguous). */
+/** The PRM's reward for a judged turn (docs/design.md, Binary RL: +1 progress, −1 correction, 0 ambiguous). */
 const Reward = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 /** The hint judge's hindsight hint for a turn, and whether it was accepted (long enough to teach). */
 export const HintView = z.strictObject({ text: z.string(), accepted: z.boolean() });
 export type HintView = z.infer<typeof HintView>;
 
-/** How a judged turn trains (DESIGN §1's dispatch table). */
+/** How a judged turn trains (docs/design.md, How a judged turn trains). */
 export const TRAINING_MODES = ['both', 'opd-only', 'rl-only', 'none'] as const;
 
 /** One session: its curve row, and its first reply (the scored one) with the criterion's verdict. */

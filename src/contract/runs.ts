@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MethodTable } from './define';
 
 /**
- * Reef's curve.csv columns, in Reef's order (DESIGN §1). The wire shape of a
+ * Reef's curve.csv columns, in Reef's order (docs/design.md, Curve metrics). The wire shape of a
  * session row is spelled out here because this file is the contract; a test
  * (src/lab/curveColumns.test.ts) pins it to the metrics domain's
  * column list so the two cannot drift.

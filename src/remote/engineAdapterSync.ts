@@ -1,5 +1,5 @@
 /**
- * A remote engine's adapters, by content (issue 18): `setAdapter` names the
+ * A remote engine's adapters, by content: `setAdapter` names the
  * blob and the adapter_config.json in the lab's weight store, which an engine
  * on another machine cannot see. Before the call goes out, the blob is read
  * and re-hashed here (it must be the sha256 the ref names), uploaded into the

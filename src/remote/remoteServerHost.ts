@@ -1,6 +1,6 @@
 /**
  * An HTTP server role (a vLLM engine) on another machine, as its supervisor
- * and client see it (issue 18): a launcher whose every launch is a connector
+ * and client see it: a launcher whose every launch is a connector
  * in server mode (a Ray job, or a local connector in tests), a loopback port
  * on this host that reaches the current launch's server through the
  * connector's tunnel (loopbackTunnel.ts), and a way to give the server a

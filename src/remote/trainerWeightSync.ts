@@ -1,5 +1,5 @@
 /**
- * A remote trainer's weights, by content (issue 18): the trainer protocol
+ * A remote trainer's weights, by content: the trainer protocol
  * names folders and files of the run's weight store, which a trainer on
  * another machine cannot see. So the trainer writes into a store in its
  * connector's scratch folder, and these hooks move what crosses:

@@ -1,4 +1,4 @@
-// One session, as a straight line (DESIGN §2 data flow): task → student
+// One session, as a straight line (docs/design.md, The data flow of one session): task → student
 // message → gateway → serving engine → reply (tokens, log-probs, top-K,
 // version) → the student's reaction → the turn judged from that next state
 // → a training sample when the dispatch says it trains. At most

@@ -91,7 +91,7 @@ export async function readRunStatus(runDir: string): Promise<RunStatus> {
 }
 
 /**
- * What a person reads before confirming (DESIGN §4): each probe round's
+ * What a person reads before confirming (docs/design.md, A person's confirmation): each probe round's
  * metrics on both sides and every probe reply, candidate and serving on the
  * same seed, with the markers the verifier found (offsets into the reply).
  */

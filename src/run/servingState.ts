@@ -1,5 +1,5 @@
 /**
- * Which version serves, and the swap between requests (DESIGN invariant 5).
+ * Which version serves, and the swap between requests (docs/design.md, invariant 5).
  *
  * Requests hold a lease for their whole life. A swap is a writer in a
  * readers–writer lock with writer preference: from the moment a swap is

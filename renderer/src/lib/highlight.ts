@@ -10,7 +10,7 @@ export interface HighlightSegment {
   tags: HighlightTag[];
 }
 
-/** How a person reads each marker kind (the criterion's own words, DESIGN §1). */
+/** How a person reads each marker kind (the criterion's own words, docs/design.md, The pass criterion). */
 export const MARKER_LABELS: Record<MarkerKind, string> = {
   bold: 'bold **…**',
   header: 'markdown header',

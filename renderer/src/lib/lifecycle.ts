@@ -8,7 +8,7 @@ export interface LifecycleStep {
   status: StepStatus;
 }
 
-/** Rejections decided by verify, before any probe (DESIGN §4: failing candidates never reach a probe). */
+/** Rejections decided by verify, before any probe (docs/design.md, Verify: failing candidates never reach a probe). */
 const VERIFY_CODES = new Set(['unreadable', 'hash-mismatch', 'tensor-spec', 'non-finite', 'update-norm']);
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The embedded policy (DESIGN §5): the 2 M-parameter model in
+ * The embedded policy (docs/design.md, The embedded default): the 2 M-parameter model in
  * assets/models/policy, served by the onnxruntime engine worker
  * (src/backends/embedded/engine/engineWorker.ts, started by name through
  * `workerEntry('engine')` — the lab never imports it).

@@ -1,5 +1,5 @@
 /**
- * The flags that bind an HTTP engine's server to loopback on `port` (DESIGN
+ * The flags that bind an HTTP engine's server to loopback on `port` (docs/design.md,
  * invariant 7): vLLM and SGLang spell them alike. Every other route of the
  * server then needs the per-launch token.
  */

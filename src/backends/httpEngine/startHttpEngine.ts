@@ -73,7 +73,7 @@ export async function startHttpEngine(modelDir: string, spec: HttpEngineSpec, { 
   const [baseSha256, vocabulary] = await Promise.all([hfModelSha256(modelDir), hfVocabulary(modelDir, shape.vocabSize)]);
   const workDir = await mkdtemp(path.join(tmpdir(), `gatelab-${spec.engineName.toLowerCase()}-${role}-`));
   const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
-  // A role on a Ray node (issue 18): its server runs there, reached through a loopback port of this host (the tunnel).
+  // A role on a Ray node: its server runs there, reached through a loopback port of this host (the tunnel).
   const host = placement.serverHost?.();
   // A view made here is no use on another node: there the server reads the model folder itself, told to drop the GGUF note.
   const servedModelDir = host ? modelDir : await servedModelView(modelDir, workDir);

@@ -1,4 +1,4 @@
-// The scripted student of one session (DESIGN §1, the wording contract in
+// The scripted student of one session (docs/design.md, A session; the wording contract in
 // docs/internals.md): it reacts to each reply, never says up front what it
 // wants. While the homework is unsolved, a reply with any violation gets a
 // complaint with hindsight and a clean, correct one gets the request to

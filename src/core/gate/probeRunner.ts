@@ -1,5 +1,5 @@
 // Samples the pinned probe set on the probe engine — a separate engine
-// process, never the serving one (invariant 2). Each problem is asked with
+// process, never the serving one (docs/design.md, invariant 2). Each problem is asked with
 // the student's own first message (no style hint: never coach what you
 // measure) and a max_tokens large enough for a complete reply.
 import type { AdapterRef, EngineClient } from '../protocols/engineProtocol';

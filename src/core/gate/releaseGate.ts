@@ -1,10 +1,10 @@
-// The release gate (DESIGN §4): the only thing that changes what serves.
+// The release gate (docs/design.md, The release gate): the only thing that changes what serves.
 //
 // Every candidate — from the trainer, injected, or an external file — enters
 // through `stage` and walks the same path: verify (static checks) → three
 // probe rounds paired against serving on a separate probe engine →
 // awaiting-confirm → confirmed (a person, or `auto`) → promoted. Any failure
-// rejects it with a reason and leaves serving as it was (invariant 4).
+// rejects it with a reason and leaves serving as it was (docs/design.md, invariant 4).
 //
 // A candidate awaiting a person stays until a person decides it (the
 // waiting-candidate rule, README "The release gate"): while one waits, the gate

@@ -1,4 +1,4 @@
-// The gate's first check (DESIGN §4 verify), all static, before any probe:
+// The gate's first check (docs/design.md, Verify), all static, before any probe:
 // the content hash matches the manifest; every field an engine will use
 // agrees with the recipe — the LoRA rank and alpha in the safetensors
 // metadata and in PEFT's adapter_config.json (rank, alpha, targets, no

@@ -1,4 +1,4 @@
-// An append-only JSON-lines file with one fsync per event (invariant 3).
+// An append-only JSON-lines file with one fsync per event (docs/design.md, invariant 3).
 // Reading drops a torn last line — a line without its newline is an append
 // that a crash interrupted, so it never happened — and truncates it away
 // before the next append, so the next event does not glue onto the debris.

@@ -1,6 +1,6 @@
 // A file that is either wholly there or not at all: written to a temporary
 // name, fsynced, renamed over the target, and the folder fsynced so the
-// rename itself survives a power cut (invariant 3).
+// rename itself survives a power cut (docs/design.md, invariant 3).
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 

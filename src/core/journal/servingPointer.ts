@@ -1,6 +1,6 @@
 // runs/<id>/serving.json — which version serves. Written only by promote and
-// rollback (invariant 1), atomically: temp file, fsync, rename, fsync of the
-// folder so the rename itself survives a power cut (invariant 3).
+// rollback (docs/design.md, invariant 1), atomically: temp file, fsync, rename, fsync of the
+// folder so the rename itself survives a power cut (docs/design.md, invariant 3).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';

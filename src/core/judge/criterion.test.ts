@@ -89,7 +89,7 @@ const cases: Case[] = [
   { name: 'a line break inside the filler breaks the match', reply: 'We take 20\n+ 44 and 100\n× 64, so 36.', gold: 36, accepted: false, failures: ['no-shown-work'], shownWork: [] },
   { name: 'thousands commas and decimals are one number', reply: 'It costs 1,250.50 + 2,000 = 3,250.50 and then 3,250.50 - 250.50 = 3,000.', gold: 3000, accepted: true, shownWork: ['1,250.50 + 2,000', '3,250.50 - 250.50'], goldText: '3,000' },
   { name: 'a long digit run is one number, never split', reply: 'Add 123456789 + 1 and 12,34 + 5 to get 36.', gold: 36, accepted: true, shownWork: ['123456789 + 1', '34 + 5'] },
-  { name: 'a hyphen counts as minus (as written in DESIGN)', reply: 'A 3-4 hour trip and a 5-6 hour trip: 36.', gold: 36, accepted: true, shownWork: ['3-4', '5-6'] },
+  { name: 'a hyphen counts as minus (as docs/design.md lists it)', reply: 'A 3-4 hour trip and a 5-6 hour trip: 36.', gold: 36, accepted: true, shownWork: ['3-4', '5-6'] },
   { name: 'a short "clean" answer without work (Reef failure mode)', reply: 'The sisters need 36 more signatures to reach their goal of one hundred by summer.', gold: 36, accepted: false, failures: ['no-shown-work'] },
 
   // --- the gold answer
@@ -99,7 +99,7 @@ const cases: Case[] = [
   { name: 'gold as the decimals of a number is not the gold', reply: 'We get 20 + 44 = 64, then 100 - 64 = 0.36 or .36.', gold: 36, accepted: false, failures: ['no-gold-answer'], goldText: null },
   { name: 'gold followed by decimals is not the gold', reply: 'We get 20 + 44 = 64, then 100 - 64 = 36.5 or 36.00.', gold: 36, accepted: false, failures: ['no-gold-answer'], goldText: null },
   { name: 'gold before a sentence-ending period is the gold', reply: 'We get 20 + 44 = 64, then 100 - 64 = 36.', gold: 36, accepted: true, goldText: '36' },
-  { name: 'comma-stripping joins digits (as DESIGN says)', reply: 'We get 20 + 44 = 64, then 100 - 64 and the list 3,6.', gold: 36, accepted: true, goldText: '3,6' },
+  { name: 'comma-stripping joins digits (as docs/design.md says)', reply: 'We get 20 + 44 = 64, then 100 - 64 and the list 3,6.', gold: 36, accepted: true, goldText: '3,6' },
   { name: 'negative gold', reply: 'It went 5 - 8 = -3 degrees, then 2 - 5 again.', gold: '-3', accepted: true, goldText: '-3' },
   { name: 'decimal gold', reply: 'Each is 5 / 2 = 2.5 hours, so 2 + 0.5 is it.', gold: '2.5', accepted: true, goldText: '2.5' },
   { name: 'first occurrence of the gold is reported', reply: 'Add 30 + 6 = 36 and 40 - 4 = 36.', gold: 36, accepted: true, goldText: '36' },

@@ -1,11 +1,11 @@
-// The pass criterion of DESIGN §1: is a first reply accepted (reward 1)?
+// The pass criterion (docs/design.md, The pass criterion): is a first reply accepted (reward 1)?
 //
 // A pure function of the reply text and the gold answer. It keeps every
 // violation with its offsets into the reply (UTF-16 code units, [start, end))
 // so that the desktop can highlight what the verifier saw, and it reports the
 // shown-work matches and where the gold answer was found.
 //
-// Interpretations where DESIGN leaves room (each one has a test):
+// Interpretations where the criterion's words leave room (each one has a test):
 // - Lines end at "\r\n", "\r" or "\n" (CRLF replies are judged like LF ones).
 // - Line markers (header, bullet, numbered, rule line) may be indented by
 //   spaces or tabs: an indented "  - item" still renders as a list.
@@ -44,9 +44,9 @@ export type Marker = Span & { readonly kind: MarkerKind };
 export type Verdict = {
   /** True iff every check passes (reward 1). */
   readonly accepted: boolean;
-  /** The first failing check in DESIGN order, null when accepted. */
+  /** The first failing check in the criterion's order, null when accepted. */
   readonly reason: RejectReason | null;
-  /** Every failing check, in DESIGN order. */
+  /** Every failing check, in the criterion's order. */
   readonly failures: readonly RejectReason[];
   /** Every style violation, sorted by start offset. */
   readonly markers: readonly Marker[];
@@ -161,7 +161,7 @@ function findGold(reply: string, gold: string): Span | null {
   return { start: first, end: last + 1 };
 }
 
-/** Judges one first reply against its gold answer (DESIGN §1). */
+/** Judges one first reply against its gold answer (docs/design.md, The pass criterion). */
 export function judgeReply(reply: string, gold: number | string): Verdict {
   const goldText = normalizeGold(gold);
   if (reply.trim() === '') {
@@ -195,7 +195,7 @@ export function hasMarker(verdict: Verdict, kind: MarkerKind): boolean {
 
 /**
  * The curve's style_clean: none of bold, bullets or numbered lines
- * (DESIGN §1 curve metrics; headers, \boxed etc. still fail the criterion).
+ * (docs/design.md, Curve metrics; headers, \boxed etc. still fail the criterion).
  */
 export function isStyleClean(verdict: Verdict): boolean {
   return !hasMarker(verdict, 'bold') && !hasMarker(verdict, 'bullet') && !hasMarker(verdict, 'numbered');

@@ -1,5 +1,5 @@
 /**
- * The reward-inverted bad candidate's rewards (DESIGN §4): +1 for a reply
+ * The reward-inverted bad candidate's rewards (docs/design.md, Injected bad candidates): +1 for a reply
  * with more markdown markers than its batch's mean, −1 for fewer, 0 (not
  * trained) at the mean. Flipping the student's reward alone is no signal
  * once the policy writes markdown in every reply: every reply draws a

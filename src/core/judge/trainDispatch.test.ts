@@ -4,7 +4,7 @@ import type { PrmScore } from './turnJudge';
 
 const HINT = 'Drop the bold and write plain sentences. Keep every step.';
 
-// DESIGN §1: hint accepted and eval ±1 → both; hint only → OPD only (reward 0);
+// docs/design.md, How a judged turn trains: hint accepted and eval ±1 → both; hint only → OPD only (reward 0);
 // eval ±1 only → RL only; neither → the turn does not train.
 const table: [string, { score: PrmScore; hint?: string; hintAccepted: boolean }, TurnTraining][] = [
   ['hint and -1 → both', { score: -1, hint: HINT, hintAccepted: true }, { mode: 'both', reward: -1, hint: HINT }],

@@ -1,4 +1,4 @@
-// What a judged turn trains (DESIGN §1): the dispatch table of OpenClaw-RL's
+// What a judged turn trains (docs/design.md, How a judged turn trains): the dispatch table of OpenClaw-RL's
 // combined objective, in one place.
 //
 //   hint accepted | eval ±1 | trains

@@ -1,4 +1,4 @@
-// The turn judge's one interface (DESIGN §1, OpenClaw-RL): a judged main turn
+// The turn judge's one interface (docs/design.md, Learning from usage): a judged main turn
 // is the assistant's output and the next state (what the user or environment
 // did next). The PRM turns that pair into an evaluative score; the hint judge
 // turns it into a directive hint when the next state carries hindsight.

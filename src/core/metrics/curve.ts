@@ -1,5 +1,5 @@
 // The learning curve of a run: one row per session, exactly Reef's
-// `curve.csv` columns in Reef's order (DESIGN §1). The per-session columns come
+// `curve.csv` columns in Reef's order (docs/design.md, Curve metrics). The per-session columns come
 // from the verdict on the session's first reply; the rest (accept_cum and the
 // rolling rates) are derived from the sessions before it.
 

@@ -47,7 +47,7 @@ export const chatMessageSchema = z.strictObject({
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
-/** The recipe's defaults (DESIGN §1): T 0.6, top-p 0.95, top-k 20. */
+/** The recipe's defaults (docs/design.md, The objective): T 0.6, top-p 0.95, top-k 20. */
 export const DEFAULT_SAMPLING = { temperature: 0.6, topP: 0.95, topK: 20 } as const;
 
 export const samplingSchema = z.strictObject({

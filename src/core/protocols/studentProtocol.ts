@@ -1,6 +1,6 @@
 /**
  * The student protocol: who brings the homework and reacts to the agent's
- * replies (DESIGN §1, "A session"; docs/internals.md, "Seams"). The session
+ * replies (docs/design.md, "A session"; docs/internals.md, "Seams"). The session
  * loop (src/run/runSession.ts) knows a student only through this.
  *
  * Implementations: `scripted` (the wording contract of docs/internals.md,

@@ -82,7 +82,7 @@ export function addResponseIssues(s: ResponseFields, hasTeacher: boolean, ctx: z
     ctx.addIssue({ code: 'custom', path: ['teacherTopLogprobs'], message: 'give the teacher either as a hint or as teacherTopLogprobs, not both' });
   }
   if (s.reward === 0 && !hasTeacher && s.teacherTopLogprobs === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['reward'], message: 'reward 0 and no teacher: the turn carries no training signal (DESIGN §1 dispatch: it does not train)' });
+    ctx.addIssue({ code: 'custom', path: ['reward'], message: 'reward 0 and no teacher: the turn carries no training signal (docs/design.md, How a judged turn trains: it does not train)' });
   }
 }
 
@@ -99,7 +99,7 @@ export const trainSampleSchema = z
      */
     messages: z.array(chatMessageSchema).min(1),
     /**
-     * The hint judge's accepted hint (DESIGN §1, hindsight-guided OPD). Present
+     * The hint judge's accepted hint (docs/design.md, Hindsight-guided OPD). Present
      * = the turn trains the OPD term against the hinted frozen base; absent =
      * no OPD teacher (RL only), unless `teacherTopLogprobs` is given.
      */

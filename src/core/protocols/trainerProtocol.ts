@@ -105,7 +105,7 @@ export const loraSettingsSchema = z.strictObject({
 export type LoraSettingsParams = z.infer<typeof loraSettingsSchema>;
 
 /**
- * The objective of DESIGN §1 with the recipe's numbers (trainer.loss). Per
+ * The objective (docs/design.md, The objective) with the recipe's numbers (trainer.loss). Per
  * valid response token (not forced; prompt tokens never count):
  * PG = −min(ρA, clip(ρ, 1−clipLow, 1+clipHigh)·A), ρ = exp(clamp(logπ − old,
  * ±logRatioClamp)), A = reward; OPD = Σ over the old top-K v of
@@ -125,7 +125,7 @@ export const objectiveSchema = z.strictObject({
   /** KL to the frozen base; > 0 must reach the loss and be reported every step. */
   klCoef: z.number().min(0).default(0),
   opdAdvantageClamp: z.number().positive().default(1),
-  /** Entropy bonus: DESIGN §1 uses 0; a trainer without the term refuses anything else. */
+  /** Entropy bonus: the reference uses 0; a trainer without the term refuses anything else. */
   entropyCoef: z.number().min(0).default(0),
   /**
    * π_old of the ratio and the OPD advantage: `actor` = the trainer's own
@@ -261,7 +261,7 @@ export type CheckpointManifest = z.infer<typeof checkpointManifestSchema>;
 
 /**
  * Deliberately bad candidates the trainer makes with its own model and
- * optimizer (DESIGN §4 injection); the gate must reject them.
+ * optimizer (docs/design.md, Injected bad candidates); the gate must reject them.
  *
  * - `collapsed`: trained toward ending every reply at once — each prompt's
  *   response is the model's end-of-turn token alone, reward +1, old log-prob
@@ -277,7 +277,7 @@ export type CheckpointManifest = z.infer<typeof checkpointManifestSchema>;
  *   last answer a scratch adapter (stored: false, under `<storeDir>/scratch/`,
  *   which the trainer may clear at round 1), which the lab loads into the
  *   probe engine to roll out the next round's samples; the last round stores
- *   the adapter as the candidate. The objective is DESIGN §1's reference
+ *   the adapter as the candidate. The objective is the reference one
  *   (wRl = wOpd = 1, no KL, actor π_old) whatever the recipe says.
  *
  * The trainer picks step sizes that make the kind happen on its model (the

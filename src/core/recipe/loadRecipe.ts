@@ -1,5 +1,5 @@
 // Reads a recipe file: YAML → plain data → zod. A malformed recipe is refused
-// with the file, the line and the field (invariant 6). `yaml`'s LineCounter
+// with the file, the line and the field (docs/design.md, invariant 6). `yaml`'s LineCounter
 // maps a node's offset to a line; zod's issue path names the node.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -46,7 +46,7 @@ describe('recipes', () => {
     expect(reasons[0]).toBe('role serving asks for GPU 5; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
     expect(reasons).toContain('role trainer asks for GPUs 1–4; this host has no GPU (nvidia-smi was not found (no NVIDIA driver))');
     expect(reasons.join('\n')).toMatch(/policy engine 'vllm': (no Python environment with vllm|model Qwen\/Qwen3-4B-Thinking-2507 is not on this machine)/);
-    // The torch trainer is built (issue 16): at most it asks for `npm run setup:python`, never 'not built'.
+    // The torch trainer is built: at most it asks for `npm run setup:python`, never 'not built'.
     expect(reasons.join('\n')).not.toMatch(/trainer 'torch' .* is not built/);
     // With eight GPUs the device complaints go away, the missing backends stay.
     const eight = Array.from({ length: 8 }, (_, index) => ({ index, name: 'NVIDIA H200', memoryTotalMiB: 143771, memoryUsedMiB: 0 }));

@@ -38,7 +38,7 @@ export const workerDeviceSchema = z.union([
   }),
 ]);
 
-/** The device map, one entry per worker role (DESIGN §2). */
+/** The device map, one entry per worker role (docs/design.md, Roles and processes). */
 export const deviceMapSchema = z.strictObject({
   serving: workerDeviceSchema.describe('the engine that serves the promoted version only'),
   probe: workerDeviceSchema.describe('the engine that probes candidates, isolated from serving'),
@@ -73,7 +73,7 @@ export const tasksSchema = z.strictObject({
 
 export const sessionSchema = z.strictObject({
   max_turns: positiveInt.max(64).default(8),
-  scored_reply: z.literal('first').default('first').describe('only the first reply is scored (DESIGN §1)'),
+  scored_reply: z.literal('first').default('first').describe('only the first reply is scored (docs/design.md, A session)'),
 });
 
 export const studentSchema = z.discriminatedUnion('kind', [
@@ -244,7 +244,7 @@ export const rayRoleSchema = z.strictObject({
 });
 
 /**
- * Where the worker roles run (DESIGN §6): `local` (default) starts them on
+ * Where the worker roles run (docs/design.md, GPU hosts and scale): `local` (default) starts them on
  * this host; `ray` submits the roles it names as jobs to an existing Ray
  * cluster through its job submission REST API. A remote worker connects back
  * to the lab's control endpoint over WebSocket with a per-launch token.

@@ -1,6 +1,6 @@
 /**
  * Checks that an adapter blob is what the serving pointer says it is before
- * anything is asked to serve it (DESIGN invariant 2; the engine re-checks).
+ * anything is asked to serve it (docs/design.md, invariant 2; the engine re-checks).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

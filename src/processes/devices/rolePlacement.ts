@@ -1,5 +1,5 @@
 /**
- * Where each role of a run executes, from the recipe's device map (DESIGN §2):
+ * Where each role of a run executes, from the recipe's device map (docs/design.md, Roles and processes):
  * the environment and priority its process starts with, and whether this
  * host can give it what it asks for. GPUs reach a process only as
  * CUDA_VISIBLE_DEVICES; a role on the CPU sees no GPU at all.

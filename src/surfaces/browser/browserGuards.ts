@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** The only address any GateLab server listens on (DESIGN invariant 7). */
+/** The only address any GateLab server listens on (docs/design.md, invariant 7). */
 export const LOOPBACK_HOST = '127.0.0.1';
 
 /** A fresh secret per launch: 32 random bytes, hex. */

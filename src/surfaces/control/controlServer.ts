@@ -1,5 +1,5 @@
 // How `gatelab confirm|reject|rollback|inject|status` reach a run that another
-// process is running: a small HTTP endpoint on 127.0.0.1 (invariant 7: Host
+// process is running: a small HTTP endpoint on 127.0.0.1 (docs/design.md, invariant 7: Host
 // checked, the per-launch token required), announced in runs/<id>/control.json
 // (mode 0600) while the run lives. The run process stays the only writer of
 // its journal; the endpoint only asks its gate — the core decides.

@@ -333,7 +333,7 @@ describe('models and health', () => {
   });
 });
 
-describe('serving swap (invariant 5)', () => {
+describe('serving swap (docs/design.md, invariant 5)', () => {
   it('in-flight requests finish on the old version, new ones start on the new one, none fails', async () => {
     const adapter = makeAdapterBlob('adapter bytes v3');
     const hold = gate();

@@ -16,7 +16,7 @@ import { TurnLog } from '../../run/turnLog';
 
 export const DEFAULT_MODEL_ID = 'gatelab-policy';
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-/** The recipe's sampling (DESIGN §1): T 0.6, top-p 0.95, top-k 20. */
+/** The recipe's sampling (docs/design.md, The objective): T 0.6, top-p 0.95, top-k 20. */
 export const RECIPE_SAMPLING: DefaultSampling = { temperature: 0.6, topP: 0.95, topK: 20 };
 
 export type GatewayOptions = {

@@ -1,5 +1,5 @@
 /**
- * The checks every request passes before it reaches a route (DESIGN
+ * The checks every request passes before it reaches a route (docs/design.md,
  * invariant 7): the Host header names this loopback server (a page on
  * another origin that rebinds its DNS to 127.0.0.1 still sends its own
  * host name), the per-launch token is presented as a Bearer key, and the

@@ -6,7 +6,7 @@ import { duration } from '../../lib/runProgress';
 import { isPendingAny, type Pending } from '../../stores/liveRunStore';
 import { useNow } from '../useNow';
 
-/** What each bad kind is, in a line (DESIGN §4), and whether building it takes a while. */
+/** What each bad kind is, in a line (docs/design.md, Injected bad candidates), and whether building it takes a while. */
 const KIND_NOTES: Record<BadCandidateKind, string> = {
   'random-noise': 'Gaussian factors at twice the update-norm bound: verify must stop it',
   'reward-inverted': 'trained by real gradient steps toward markdown (about a minute to build): well-formed, only the probes catch it',

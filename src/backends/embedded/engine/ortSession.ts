@@ -5,7 +5,7 @@
 import * as ort from 'onnxruntime-node';
 
 /**
- * Threads: DESIGN §5's laptop has two cores. One intra-op thread per session
+ * Threads: the embedded default's laptop has two cores. One intra-op thread per session
  * is the default because the embedded lab runs an engine and a trainer at the
  * same time, and a decode step of this model is too small (a few MFLOP per
  * token) for a second thread to pay for its synchronisation at batch 1.

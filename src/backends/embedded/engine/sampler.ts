@@ -21,7 +21,7 @@ export interface SamplingParams {
   readonly topK: number;
 }
 
-/** The recipe's defaults (DESIGN §1), as the engine protocol states them. */
+/** The recipe's defaults (docs/design.md, The objective), as the engine protocol states them. */
 export const DEFAULT_SAMPLING: SamplingParams = PROTOCOL_DEFAULT_SAMPLING;
 
 /**

@@ -14,7 +14,7 @@ export interface AdamWConfig {
   readonly maxGradNorm: number;
 }
 
-/** DESIGN §1: Adam, weight decay 0.1, betas (0.9, 0.98); clip at 1.0 as the reference (slime) does. */
+/** docs/design.md, The objective: Adam, weight decay 0.1, betas (0.9, 0.98); clip at 1.0 as the reference (slime) does. */
 export const DEFAULT_ADAMW = {
   lr: 1e-5,
   betas: [0.9, 0.98],

@@ -1,6 +1,6 @@
 /**
  * Bad input to the trainer gets a clear error and produces no candidate
- * (issue 5 point 6): the adapter is unchanged and the weight store stays empty.
+ * (docs/design.md, invariant 6): the adapter is unchanged and the weight store stays empty.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
  * grad.onnx in onnxruntime-node (docs/internals.md, "grad.onnx"): given the
  * base weights, a LoRA adapter and dLoss/dlogits, one call returns the
  * logits and the gradient of every LoRA factor. The heavy math (about 100
- * GFLOP/s here against about 1 in plain JavaScript, DESIGN §5) stays in ORT;
+ * GFLOP/s here against about 1 in plain JavaScript: docs/design.md, The embedded default) stays in ORT;
  * this file only feeds tensors in and out.
  *
  * The same class runs the float64 tiny graph of the finite-difference test:

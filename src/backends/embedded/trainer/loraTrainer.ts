@@ -1,5 +1,5 @@
 /**
- * One optimizer step per batch of judged turns (DESIGN §1): validate the
+ * One optimizer step per batch of judged turns (docs/design.md, The objective): validate the
  * batch, score it with the frozen base (OPD teacher, KL reference), compute
  * the loss and the LoRA gradients, clip, AdamW. Fails closed: a refused batch
  * or a non-finite loss, gradient or update leaves the adapter as it was, so no

@@ -1,5 +1,5 @@
 /**
- * The OpenClaw-RL objective (DESIGN §1), per response position, with its
+ * The OpenClaw-RL objective (docs/design.md, The objective), per response position, with its
  * gradient with respect to the log-probs at that position — the only part of
  * the backward pass that lives in TypeScript; grad.onnx does the rest.
  *
@@ -40,7 +40,7 @@ export interface ObjectiveConfig {
   readonly oldLogprobs: 'actor' | 'rollout';
 }
 
-/** DESIGN §1 reference values. */
+/** The reference values (docs/design.md, The objective). */
 export const DEFAULT_OBJECTIVE = {
   temperature: 1,
   clipLow: 0.2,

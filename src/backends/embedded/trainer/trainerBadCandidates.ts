@@ -1,6 +1,6 @@
 /**
  * The trainer-made bad candidates of the trainer protocol's `badCandidate`
- * (src/core/protocols/trainerProtocol.ts; DESIGN §4 injection), on the
+ * (src/core/protocols/trainerProtocol.ts; docs/design.md, Injected bad candidates), on the
  * embedded model with its own optimizer — never touching the run's adapter.
  *
  * - collapsed: policy-gradient steps toward ending the reply at once; each

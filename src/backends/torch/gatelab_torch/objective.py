@@ -1,4 +1,4 @@
-"""The objective of DESIGN §1 (objectiveSchema in trainerProtocol.ts), per valid response token:
+"""The objective of docs/design.md, The objective (objectiveSchema in trainerProtocol.ts), per valid response token:
 
   PG  = -min(ρA, clip(ρ, 1-clipLow, 1+clipHigh)·A),  ρ = exp(clamp(logπ(y) - old, ±logRatioClamp)), A = reward
   OPD = Σ over the old top-K v of -min(ρ_v·A_v, clip(ρ_v)·A_v),

@@ -151,7 +151,7 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
     if has_hint and teacher is not None:
         problems.append("teacherTopLogprobs give the teacher either as a hint or as teacherTopLogprobs, not both")
     if reward == 0 and not has_hint and teacher is None:
-        problems.append("reward 0 and no teacher: the turn carries no training signal (DESIGN §1 dispatch: it does not train)")
+        problems.append("reward 0 and no teacher: the turn carries no training signal (docs/design.md, How a judged turn trains: it does not train)")
     return problems
 
 

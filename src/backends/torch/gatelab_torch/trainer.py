@@ -1,6 +1,6 @@
 """The torch trainer behind the trainer protocol: init, restore, step, badCandidate
 (src/core/protocols/trainerProtocol.ts). One optimizer step per `step` call on the
-objective of DESIGN §1 (objective.py), AdamW with torch's semantics and global
+objective of docs/design.md (objective.py), AdamW with torch's semantics and global
 gradient-norm clipping; each step's adapter becomes a candidate in the store with its
 checkpoint."""
 
@@ -26,7 +26,7 @@ LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 COLLAPSED_LR = 2e-3
 COLLAPSED_MAX_STEPS = 40
 REWARD_INVERTED_LR = 2e-3
-BAD_OBJECTIVE = Objective()  # DESIGN §1's reference: wRl = wOpd = 1, no KL, actor π_old
+BAD_OBJECTIVE = Objective()  # the reference objective (docs/design.md, The objective): wRl = wOpd = 1, no KL, actor π_old
 
 
 @dataclass
@@ -323,7 +323,7 @@ class TorchTrainer:
         t.sessions, t.turns = list(manifest["dataRange"]["sessions"]), int(manifest["dataRange"]["turns"])
         return {"step": t.step_count, "restored": "adapter"}
 
-    # ---- bad candidates (DESIGN §4 injection): a detour that leaves the run's adapter and optimizer as they were
+    # ---- bad candidates (docs/design.md, Injected bad candidates): a detour that leaves the run's adapter and optimizer as they were
 
     def bad_candidate(self, params: dict) -> dict:
         t = self._ready()
