@@ -1,4 +1,4 @@
-// A run in progress (docs/design.md, Learning from usage to The release gate): the recipe's sessions, in order, through
+// A run in progress (docs/design.md, Learning from usage; The release gate): the recipe's sessions, in order, through
 // the gateway to the serving engine; judged turns to the trainer; its
 // candidates through the release gate; promotions swapped into serving
 // between requests. Sessions keep running on the serving version while a
