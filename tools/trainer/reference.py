@@ -3,7 +3,7 @@ differentiated by autograd. It shares no code with `lora_grad.py` on purpose —
 the yardstick the hand-written backward (grad.onnx) and the TypeScript objective are
 measured against, and later the GPU trainer too (tests/golden/trainer-golden.json).
 
-Objective (DESIGN §1, docs/internals.md "The trainer objective"):
+Objective (docs/design.md, "The objective"; docs/internals.md, "The embedded trainer"):
   per valid response token t of sample s (not forced; prompt tokens never count),
   with log-probs taken from softmax(logits / temperature):
     PG_t  = -min(rho A, clip(rho, 1-eps_low, 1+eps_high) A),
