@@ -1,6 +1,6 @@
 /**
  * The wire format between the supervisor and a worker process, and the shape
- * of a typed worker protocol (docs/internals.md, "The engine worker"):
+ * of a typed worker protocol (docs/internals.md, "The embedded engine worker"):
  *
  *   parent → worker  { id, method, params }
  *   worker → parent  { id, result } | { id, error: { code, message } }

@@ -4,7 +4,7 @@
  * reports each launch, state change, exit and log line, and leaves when it
  * is shut down. So whatever a recipe runs — the embedded engine and trainer,
  * a Python trainer, a vLLM server — is listed the same way, from the one
- * place that starts and restarts it (docs/internals.md, "Workers").
+ * place that starts and restarts it (docs/internals.md, "Build, run, test").
  *
  * What the registry knows is what the supervisor knows: the role it was
  * given, how it started the process (its entry), the pid, the state, the

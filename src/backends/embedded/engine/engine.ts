@@ -2,7 +2,7 @@
  * The embedded inference engine: the policy's decode graph on
  * onnxruntime-node, with prefill + KV-cache decoding, continuous batching of
  * concurrent requests, the invisible calculator, seeded sampling, and LoRA
- * adapters swapped between requests (docs/internals.md, "The engine worker").
+ * adapters swapped between requests (docs/internals.md, "The embedded engine worker").
  *
  * Batching: each request is prefilled alone, then joins the running decode
  * batch (left-padded, masked); every step feeds one token per row; rows leave

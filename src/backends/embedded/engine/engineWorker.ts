@@ -1,6 +1,6 @@
 /**
  * The engine worker process: one Engine behind the supervisor's RPC
- * (docs/internals.md, "The engine worker"). Started by
+ * (docs/internals.md, "The embedded engine worker"). Started by
  * src/processes/ — `workerEntry('engine')`.
  */
 import { serveWorker, WorkerError } from '../../../processes/serveWorker';
