@@ -18,7 +18,9 @@ const textPart = z.strictObject({
   type: z.literal('text', { error: "only 'text' content parts are supported (this model reads text)" }),
   text: z.string(),
 });
-const textContent = z.union([z.string(), z.array(textPart).min(1)]);
+const textContent = z.union([z.string(), z.array(textPart).min(1)], {
+  error: "must be a string or a non-empty array of text parts ({type: 'text', text}); this model reads text only",
+});
 /** An assistant's earlier turn may hold a refusal part; it is text the model wrote. */
 const assistantPart = z.union([textPart, z.strictObject({ type: z.literal('refusal'), refusal: z.string() })]);
 

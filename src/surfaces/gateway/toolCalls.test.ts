@@ -256,6 +256,7 @@ describe('refusals, in OpenAI’s shape and words', () => {
     const image: ChatCompletionMessageParam[] = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:,' } }] }];
     const error = await client.chat.completions.create({ model: MODEL, messages: image }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, param: 'messages.0.content' });
+    expect((error as Error).message).toMatch(/text parts/);
     await expect(client.chat.completions.create({ ...base, max_tokens: 5, max_completion_tokens: 5 })).rejects.toMatchObject({
       status: 400,
       param: 'max_tokens',
