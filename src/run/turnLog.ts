@@ -5,7 +5,7 @@
  * append hook, journaled by the run.
  */
 import type { EngineChatMessage } from '../surfaces/gateway/chatCompletionRequest';
-import type { SamplingParams } from '../core/protocols/engineProtocol';
+import type { SamplingParams, ToolCall, ToolUse } from '../core/protocols/engineProtocol';
 
 export const turnTypes = ['main', 'side'] as const;
 export type TurnType = (typeof turnTypes)[number];
@@ -21,6 +21,8 @@ export type TurnRecord = {
   sessionDone: boolean;
   model: string;
   messages: EngineChatMessage[];
+  /** The tools the engine was given with the messages (absent: none; an engine that cannot call tools is never given any). */
+  toolUse?: ToolUse;
   sampling: SamplingParams;
   seed: number;
   stream: boolean;
@@ -35,6 +37,8 @@ export type TurnRecord = {
     /** The prompt ids the engine built, when it reports them. */
     promptIds?: number[];
     finishReason: 'stop' | 'length';
+    /** The calls the model made (their text is in tokenIds, as every token is). */
+    toolCalls?: ToolCall[];
     promptTokens: number;
     completionTokens: number;
   };

@@ -240,14 +240,26 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     return target;
   }
 
-  async generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult> {
+  generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult> {
+    return this.generateOnCurrent((servedName, version) => this.generateOn(servedName, version, request), onTokens);
+  }
+
+  /**
+   * Runs one generation on the version current now, under its served name,
+   * holding that version loaded until it is done (a subclass's other kinds
+   * of generation go through here too).
+   */
+  protected async generateOnCurrent(
+    generateOn: (servedName: string, version: string) => Promise<GenerateResult>,
+    onTokens?: (tokens: GeneratedTokens) => void,
+  ): Promise<GenerateResult> {
     const version = this.#current;
     const loaded = this.#loaded.get(version);
     if (!loaded) throw new EngineError('not_loaded', `version ${version} is not loaded on the ${this.engineName} server`);
     loaded.inFlight += 1;
     this.#pending += 1;
     try {
-      const result = await this.generateOn(loaded.name, version, request);
+      const result = await generateOn(loaded.name, version);
       onTokens?.(result);
       return result;
     } finally {

@@ -80,6 +80,8 @@ export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathReso
           cpuCores: cpuCoresFor(start.role),
           kvCacheGiB: 1,
           seed: 0,
+          // The recipe's policies are ChatML models (SmolLM2, Qwen): their tool calls are hermes-style.
+          toolCallParser: 'hermes',
           ...(policy.gpu_memory_utilization !== undefined ? { gpuMemoryUtilization: policy.gpu_memory_utilization } : {}),
         };
         return Promise.resolve({ args: vllmServerArgs(settings), env: vllmServerEnv(settings) });

@@ -20,6 +20,7 @@ const settings: VllmServerSettings = {
   cpuCores: '1',
   kvCacheGiB: 1,
   seed: 0,
+  toolCallParser: 'hermes',
 };
 
 const flag = (args: string[], name: string) => args[args.indexOf(name) + 1];
@@ -37,6 +38,9 @@ describe('the vLLM server command', () => {
     expect(flag(args, '--max-lora-rank')).toBe('16');
     expect(args).toContain('--enable-lora');
     expect(args).not.toContain('--gpu-memory-utilization');
+    // An agent's tools: vLLM parses the model's calls into OpenAI's tool_calls.
+    expect(args).toContain('--enable-auto-tool-choice');
+    expect(flag(args, '--tool-call-parser')).toBe('hermes');
     const env = vllmServerEnv(settings);
     expect(env).toMatchObject({ VLLM_API_KEY: settings.apiKey, CUDA_VISIBLE_DEVICES: '', VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True', VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: '1' });
   });

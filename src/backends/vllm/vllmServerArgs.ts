@@ -18,6 +18,11 @@
  *   zero adapter, the serving version and the next one (`--max-loras 3`).
  * - fp32 on a CPU: bf16 moves log-probs by up to 0.1 against the trainer's
  *   fp32 forward; fp32 matches it to 3 decimals (measured on SmolLM2-135M).
+ * - `--enable-auto-tool-choice --tool-call-parser <parser>`: an agent's tools
+ *   reach the model's chat template and its calls come back parsed, in
+ *   OpenAI's form (`tool_choice` auto, required or a named function; the last
+ *   two are forced by structured output). `hermes` reads `<tool_call>{json}
+ *   </tool_call>`, the convention of ChatML models (SmolLM2, Qwen2.5, Qwen3).
  * - VLLM_API_KEY (not `--api-key`, which `ps` would show): the per-launch
  *   token every request but /health needs; the server binds 127.0.0.1 only.
  */
@@ -44,6 +49,8 @@ export type VllmServerSettings = {
   seed: number;
   /** GPU only: vLLM's --gpu-memory-utilization (roles sharing a GPU need it lower than the default 0.9). */
   gpuMemoryUtilization?: number;
+  /** vLLM's `--tool-call-parser` for the model's tool-call format (`hermes` for ChatML models). */
+  toolCallParser: string;
   /** The model's config names a GGUF quantization its fp32 weights do not have (modelView.ts): vLLM is told to ignore it. */
   dropQuantizationNote?: boolean;
 };
@@ -78,6 +85,9 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     '--seed',
     String(s.seed),
     '--disable-uvicorn-access-log',
+    '--enable-auto-tool-choice',
+    '--tool-call-parser',
+    s.toolCallParser,
     ...(!s.cpu && s.gpuMemoryUtilization !== undefined ? ['--gpu-memory-utilization', String(s.gpuMemoryUtilization)] : []),
     ...(s.dropQuantizationNote ? ['--hf-overrides', JSON.stringify({ quantization_config: null })] : []),
   ];

@@ -47,6 +47,41 @@ export const chatMessageSchema = z.strictObject({
 });
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
+/**
+ * Tool calling, OpenAI's function tools. Optional for an engine
+ * (`EngineClient.toolCalling`): the lab's own traffic (sessions, probes,
+ * rollouts) never uses tools; the gateway passes an agent's tools to an
+ * engine that can call them. Names and shapes follow OpenAI's so a request
+ * travels unchanged to an engine that speaks OpenAI's API.
+ */
+export const toolDefinitionSchema = z.strictObject({
+  name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, underscores or dashes'),
+  description: z.string().optional(),
+  /** A JSON Schema object describing the arguments. */
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  strict: z.boolean().nullable().optional(),
+});
+export type ToolDefinition = z.infer<typeof toolDefinitionSchema>;
+
+/** `auto`: the model decides; `required`: at least one call; `{name}`: exactly that function; `none`: text only. */
+export type ToolChoice = 'none' | 'auto' | 'required' | { name: string };
+
+/** One call the model made: `arguments` is the JSON text the model wrote (OpenAI's convention). */
+export const toolCallSchema = z.object({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() });
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+/**
+ * A message of a conversation with tools: the plain chat messages, an
+ * assistant turn that called tools, and a tool's result.
+ */
+export type ConversationMessage =
+  | ChatMessage
+  | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string };
+
+/** The tools offered with one request. */
+export type ToolUse = { tools: ToolDefinition[]; choice: ToolChoice; parallelToolCalls: boolean | null };
+
 /** The recipe's defaults (docs/design.md, The objective): T 0.6, top-p 0.95, top-k 20. */
 export const DEFAULT_SAMPLING = { temperature: 0.6, topP: 0.95, topK: 20 } as const;
 
@@ -171,6 +206,11 @@ export const generateResultSchema = generatedTokensSchema.extend({
   version: z.string().min(1),
   seed: z.int(),
   timings: z.object({ promptMs: z.number(), decodeMs: z.number() }),
+  /**
+   * Tool-calling engines only: the calls the model made, parsed from its
+   * tokens (which stay the reply's tokens, as always). Absent or empty = none.
+   */
+  toolCalls: z.array(toolCallSchema).optional(),
 });
 export type GenerateResult = z.infer<typeof generateResultSchema>;
 
@@ -229,6 +269,20 @@ export type GenerateRequest = {
   logprobsTopK: number;
 };
 
+/** A generate request with tools, for an engine that can call them. */
+export type ToolGenerateRequest = Omit<GenerateRequest, 'messages'> & { messages: ConversationMessage[]; toolUse: ToolUse };
+
+/**
+ * What an engine that can call tools adds (an engine without it answers in
+ * text only): generation and prompt counting with the tools rendered into
+ * the prompt by the engine's chat template.
+ */
+export interface ToolCallingEngine {
+  generate(request: ToolGenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult>;
+  /** The prompt's length with these tools offered (the template renders them). */
+  countPromptTokens(messages: readonly ConversationMessage[], tools: readonly ToolDefinition[]): Promise<number>;
+}
+
 /**
  * The lab's view of one running engine (one role: serving, probe). Every
  * method rejects with `EngineError` (its `code` one of ENGINE_ERROR_CODES or
@@ -249,6 +303,8 @@ export interface EngineClient {
   countPromptTokens(messages: readonly ChatMessage[]): Promise<number>;
   health(): Promise<EngineHealth>;
   close(): Promise<void>;
+  /** Present only on an engine that can call tools. */
+  readonly toolCalling?: ToolCallingEngine;
 }
 
 /** An error an engine (or its supervisor) answered with. */

@@ -6,16 +6,34 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
-import { parseChatCompletionRequest, toEngineMessages, type ChatCompletionRequest, type EngineChatMessage } from './chatCompletionRequest';
+import {
+  parseChatCompletionRequest,
+  requestedTools,
+  toEngineMessages,
+  usesToolMessages,
+  type ChatCompletionRequest,
+  type EngineChatMessage,
+} from './chatCompletionRequest';
 import {
   chatCompletion,
   chatCompletionChunk,
+  finishReasonOf,
   logprobsContent,
+  toolCallDeltas,
   newCompletionFrame,
   usageOf,
   type CompletionFrame,
 } from './chatCompletionResponse';
-import { EngineError, type EngineClient, type GenerateResult, type GeneratedTokens, type SamplingParams } from '../../core/protocols/engineProtocol';
+import {
+  EngineError,
+  type ChatMessage,
+  type EngineClient,
+  type GenerateResult,
+  type GeneratedTokens,
+  type SamplingParams,
+  type ToolCallingEngine,
+  type ToolUse,
+} from '../../core/protocols/engineProtocol';
 import type { GatewayTokenizer } from '../../core/protocols/gatewayTokenizer';
 import { badRequest, notFound, OpenAiError, serverError, toOpenAiError } from './openAiError';
 import type { ServingLease, ServingState } from '../../run/servingState';
@@ -44,6 +62,8 @@ type PreparedRequest = {
   request: ChatCompletionRequest;
   turn: TurnHeaders;
   messages: EngineChatMessage[];
+  /** How the request is generated: in text, or with its tools by an engine that can call them. */
+  generation: Generation;
   sampling: SamplingParams;
   seed: number;
   promptTokens: number;
@@ -51,7 +71,15 @@ type PreparedRequest = {
   topLogprobs: number;
 };
 
-type ParsedRequest = Pick<PreparedRequest, 'request' | 'turn' | 'messages'>;
+type ParsedRequest = Pick<PreparedRequest, 'request' | 'turn' | 'messages' | 'generation'>;
+
+/**
+ * `text`: the engine answers in text, from plain chat messages (an engine
+ * that cannot call tools, or a request without tools). `tools`: the engine
+ * renders the tools and any tool turns with its chat template and may answer
+ * with calls.
+ */
+type Generation = { kind: 'text'; messages: ChatMessage[] } | { kind: 'tools'; engine: ToolCallingEngine; toolUse: ToolUse };
 
 /** Validates the body and the headers (400/404 before anything waits on the engine). */
 function parseChatCompletion(ctx: ChatCompletionContext, body: unknown, headers: IncomingHttpHeaders): ParsedRequest {
@@ -60,7 +88,56 @@ function parseChatCompletion(ctx: ChatCompletionContext, body: unknown, headers:
   if (request.model !== ctx.modelId) {
     throw notFound(`The model '${request.model}' does not exist; this gateway serves '${ctx.modelId}'.`, 'model_not_found', 'model');
   }
-  return { request, turn, messages: toEngineMessages(request.messages) };
+  const messages = toEngineMessages(request.messages);
+  return { request, turn, messages, generation: planGeneration(ctx.engine, request, messages) };
+}
+
+/**
+ * Decides how tools are honoured. An engine that can call tools gets them
+ * (and the conversation's tool turns) as they are. An engine that cannot
+ * answers in text with the tools left out of its prompt: its chat template
+ * has no place for them, and rendering them as made-up prose would put a
+ * prompt the model never saw into the turns it trains on. What it cannot do
+ * honestly is refused: a forced call (`required`, a named function) and a
+ * conversation that already holds tool calls or results.
+ */
+function planGeneration(engine: EngineClient, request: ChatCompletionRequest, messages: EngineChatMessage[]): Generation {
+  const offered = requestedTools(request);
+  const toolTurns = usesToolMessages(messages);
+  if (engine.toolCalling && (offered || toolTurns)) {
+    return {
+      kind: 'tools',
+      engine: engine.toolCalling,
+      toolUse: { tools: offered?.tools ?? [], choice: offered?.choice ?? 'none', parallelToolCalls: request.parallel_tool_calls ?? null },
+    };
+  }
+  if (offered && offered.choice !== 'auto' && offered.choice !== 'none') {
+    const asked = typeof offered.choice === 'string' ? `"${offered.choice}"` : `the function '${offered.choice.name}'`;
+    throw badRequest(
+      `The model served here cannot call tools, so tool_choice ${asked} cannot be honoured. Send tool_choice "auto" or "none" (the reply is text), or leave tools out.`,
+      'tool_choice',
+      'tool_calls_unsupported',
+    );
+  }
+  const plain: ChatMessage[] = [];
+  for (const [i, message] of messages.entries()) {
+    if (message.role === 'tool' || 'toolCalls' in message) {
+      throw badRequest(
+        `The model served here cannot call tools, so a conversation cannot hold tool calls or tool results (messages[${i}]).`,
+        `messages.${i}`,
+        'tool_calls_unsupported',
+      );
+    }
+    plain.push(message);
+  }
+  return { kind: 'text', messages: plain };
+}
+
+/** The prompt's length as the engine that answers will build it. */
+function countPrompt(ctx: ChatCompletionContext, generation: Generation, messages: readonly EngineChatMessage[]): Promise<number> {
+  return generation.kind === 'tools'
+    ? generation.engine.countPromptTokens(messages, generation.toolUse.tools)
+    : ctx.tokenizer.countPromptTokens(generation.messages);
 }
 
 /**
@@ -68,8 +145,8 @@ function parseChatCompletion(ctx: ChatCompletionContext, body: unknown, headers:
  * serving engine itself (its chat template): refuses an overflow, and gives a
  * request without max_tokens the rest of the context.
  */
-async function fitToContext(ctx: ChatCompletionContext, { request, turn, messages }: ParsedRequest): Promise<PreparedRequest> {
-  const promptTokens = await ctx.tokenizer.countPromptTokens(messages);
+async function fitToContext(ctx: ChatCompletionContext, { request, turn, messages, generation }: ParsedRequest): Promise<PreparedRequest> {
+  const promptTokens = await countPrompt(ctx, generation, messages);
   const maxPositions = ctx.tokenizer.maxPositions;
   const requestedMax = request.max_completion_tokens ?? request.max_tokens ?? null;
   const room = maxPositions - promptTokens;
@@ -87,6 +164,7 @@ async function fitToContext(ctx: ChatCompletionContext, { request, turn, message
     request,
     turn,
     messages,
+    generation,
     sampling: {
       temperature: request.temperature ?? ctx.defaultSampling.temperature,
       topP: request.top_p ?? ctx.defaultSampling.topP,
@@ -138,7 +216,13 @@ async function answerCompletion(
   const logprobs = prepared.returnLogprobs
     ? { content: logprobsContent(result, ctx.tokenizer, prepared.topLogprobs), refusal: null }
     : null;
-  const completion = chatCompletion(frame, result.text, logprobs, result.finishReason, usageOf(result.promptTokens, result.completionTokens));
+  const completion = chatCompletion(
+    frame,
+    { text: result.text, toolCalls: result.toolCalls ?? [] },
+    logprobs,
+    finishReasonOf(result, toolChoiceOf(prepared)),
+    usageOf(result.promptTokens, result.completionTokens),
+  );
   response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', [VERSION_HEADER]: lease.serving.version });
   response.end(JSON.stringify(completion));
 }
@@ -198,7 +282,12 @@ async function streamCompletion(
     sse.fail(toOpenAiError(error).toBody());
     return;
   }
-  sse.send(chatCompletionChunk(frame, { index: 0, delta: {}, logprobs: null, finish_reason: result.finishReason }, usageField));
+  // Tool calls come whole, after the text: the engines that make them do not stream them.
+  const toolCalls = result.toolCalls ?? [];
+  if (toolCalls.length > 0) {
+    sse.send(chatCompletionChunk(frame, { index: 0, delta: { tool_calls: toolCallDeltas(toolCalls) }, logprobs: null, finish_reason: null }, usageField));
+  }
+  sse.send(chatCompletionChunk(frame, { index: 0, delta: {}, logprobs: null, finish_reason: finishReasonOf(result, toolChoiceOf(prepared)) }, usageField));
   if (includeUsage) sse.send(chatCompletionChunk(frame, null, usageOf(result.promptTokens, result.completionTokens)));
   sse.done();
 }
@@ -210,17 +299,14 @@ async function generateOnLease(
   lease: ServingLease,
   onTokens?: (tokens: GeneratedTokens) => void,
 ): Promise<GenerateResult> {
+  const { generation } = prepared;
+  const common = { sampling: prepared.sampling, seed: prepared.seed, logprobsTopK: Math.max(ctx.turnLogTopK, prepared.topLogprobs) };
   let result: GenerateResult;
   try {
-    result = await ctx.engine.generate(
-      {
-        messages: prepared.messages,
-        sampling: prepared.sampling,
-        seed: prepared.seed,
-        logprobsTopK: Math.max(ctx.turnLogTopK, prepared.topLogprobs),
-      },
-      onTokens,
-    );
+    result =
+      generation.kind === 'tools'
+        ? await generation.engine.generate({ ...common, messages: prepared.messages, toolUse: generation.toolUse }, onTokens)
+        : await ctx.engine.generate({ ...common, messages: generation.messages }, onTokens);
   } catch (error) {
     throw engineFailure(error);
   }
@@ -233,11 +319,18 @@ async function generateOnLease(
   return result;
 }
 
+/** The tool choice the engine was given (null: it was given no tools). */
+function toolChoiceOf(prepared: PreparedRequest): ToolUse['choice'] | null {
+  return prepared.generation.kind === 'tools' ? prepared.generation.toolUse.choice : null;
+}
+
 function engineFailure(error: unknown): OpenAiError {
   if (error instanceof OpenAiError) return error;
   if (error instanceof EngineError && error.code === 'context_length_exceeded') {
     return badRequest(error.message, 'messages', 'context_length_exceeded');
   }
+  // The engine refused the request itself (e.g. a tool schema it cannot compile): the client's to fix.
+  if (error instanceof EngineError && error.code === 'bad_request') return badRequest(error.message, null, 'invalid_request');
   const message = error instanceof Error ? error.message : String(error);
   return serverError(`The engine failed to generate a reply: ${message}`);
 }
@@ -259,6 +352,7 @@ function turnRecord(
     sessionDone: prepared.turn.sessionDone,
     model: ctx.modelId,
     messages: prepared.messages,
+    ...(prepared.generation.kind === 'tools' ? { toolUse: prepared.generation.toolUse } : {}),
     sampling: prepared.sampling,
     seed: prepared.seed,
     stream,
@@ -270,6 +364,7 @@ function turnRecord(
       topLogprobs: result.topLogprobs,
       forced: result.forced,
       finishReason: result.finishReason,
+      ...(result.toolCalls && result.toolCalls.length > 0 ? { toolCalls: result.toolCalls } : {}),
       promptTokens: result.promptTokens,
       completionTokens: result.completionTokens,
     },

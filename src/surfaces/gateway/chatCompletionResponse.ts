@@ -4,14 +4,17 @@
  * `logprobs` block (token strings, UTF-8 bytes, log-probs, top alternatives).
  */
 import { randomBytes } from 'node:crypto';
-import type { GeneratedTokens } from '../../core/protocols/engineProtocol';
+import type { GeneratedTokens, GenerateResult, ToolCall, ToolChoice } from '../../core/protocols/engineProtocol';
 import type { GatewayTokenizer } from '../../core/protocols/gatewayTokenizer';
 
 export type TopLogprob = { token: string; logprob: number; bytes: number[] };
 export type TokenLogprob = TopLogprob & { top_logprobs: TopLogprob[] };
 export type ChoiceLogprobs = { content: TokenLogprob[]; refusal: null };
 export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-export type FinishReason = 'stop' | 'length';
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+export type ToolCallOut = { id: string; type: 'function'; function: { name: string; arguments: string } };
+/** A streamed call: OpenAI's `delta.tool_calls[]`, `index` telling calls apart (we send each call whole, in one delta). */
+export type ToolCallDelta = ToolCallOut & { index: number };
 
 export type ChatCompletion = {
   id: string;
@@ -22,7 +25,7 @@ export type ChatCompletion = {
   choices: [
     {
       index: 0;
-      message: { role: 'assistant'; content: string; refusal: null };
+      message: { role: 'assistant'; content: string | null; refusal: null; tool_calls?: ToolCallOut[] };
       logprobs: ChoiceLogprobs | null;
       finish_reason: FinishReason;
     },
@@ -38,7 +41,7 @@ export type ChatCompletionChunk = {
   system_fingerprint: string;
   choices: Array<{
     index: 0;
-    delta: { role?: 'assistant'; content?: string };
+    delta: { role?: 'assistant'; content?: string; tool_calls?: ToolCallDelta[] };
     logprobs: ChoiceLogprobs | null;
     finish_reason: FinishReason | null;
   }>;
@@ -88,20 +91,43 @@ export function logprobsContent(tokens: GeneratedTokens, tokenizer: GatewayToken
   return content;
 }
 
+const toolCallOut = (call: ToolCall): ToolCallOut => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
+
+export function toolCallDeltas(calls: readonly ToolCall[]): ToolCallDelta[] {
+  return calls.map((call, index) => ({ index, ...toolCallOut(call) }));
+}
+
+/**
+ * OpenAI's finish reason: `tool_calls` when the model stopped after calling
+ * tools it chose to call (`auto`, `required`); a call forced by naming the
+ * function ends with `stop`, as on api.openai.com (and vLLM).
+ */
+export function finishReasonOf(result: Pick<GenerateResult, 'finishReason' | 'toolCalls'>, choice: ToolChoice | null): FinishReason {
+  const called = (result.toolCalls?.length ?? 0) > 0;
+  const named = choice !== null && typeof choice === 'object';
+  if (called && result.finishReason === 'stop' && !named) return 'tool_calls';
+  return result.finishReason;
+}
+
+/** The reply as OpenAI's message: text, or `null` content beside the tool calls when the model wrote none. */
 export function chatCompletion(
   frame: CompletionFrame,
-  content: string,
+  reply: { text: string; toolCalls: readonly ToolCall[] },
   logprobs: ChoiceLogprobs | null,
   finishReason: FinishReason,
   usage: Usage,
 ): ChatCompletion {
+  const called = reply.toolCalls.length > 0;
+  const message: ChatCompletion['choices'][0]['message'] = called
+    ? { role: 'assistant', content: reply.text === '' ? null : reply.text, refusal: null, tool_calls: reply.toolCalls.map(toolCallOut) }
+    : { role: 'assistant', content: reply.text, refusal: null };
   return {
     id: frame.id,
     object: 'chat.completion',
     created: frame.created,
     model: frame.model,
     system_fingerprint: frame.systemFingerprint,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs, finish_reason: finishReason }],
+    choices: [{ index: 0, message, logprobs, finish_reason: finishReason }],
     usage,
   };
 }

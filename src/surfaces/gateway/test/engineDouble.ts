@@ -14,6 +14,8 @@ import {
   type GenerateRequest,
   type GenerateResult,
   type GeneratedTokens,
+  type ToolCallingEngine,
+  type ToolGenerateRequest,
 } from '../../../core/protocols/engineProtocol';
 import type { GatewayTokenizer } from '../../../core/protocols/gatewayTokenizer';
 
@@ -145,5 +147,47 @@ function sliceTokens(tokens: GeneratedTokens, start: number, end: number): Omit<
     topIds: tokens.topIds.slice(start, end),
     topLogprobs: tokens.topLogprobs.slice(start, end),
     forced: tokens.forced?.slice(start, end) ?? [],
+  };
+}
+
+/**
+ * An engine that can call tools, for the gateway's tool tests: with
+ * `tool_choice` other than `none` it calls the named function (or the first
+ * offered) with fixed arguments after a little text; otherwise it answers
+ * like EngineDouble. It records every tool request it got.
+ */
+export class ToolEngineDouble extends EngineDouble {
+  toolCalls: ToolGenerateRequest[] = [];
+  /** Text the model writes before its call ('' = a bare call). */
+  preamble = '';
+  readonly toolCalling: ToolCallingEngine = {
+    generate: async (request, onTokens) => {
+      this.toolCalls.push(request);
+      const { tools, choice } = request.toolUse;
+      const target = typeof choice === 'object' ? choice.name : choice === 'none' ? null : tools[0]?.name;
+      const plain = { ...request, messages: request.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content }) as const) };
+      if (target === undefined || target === null) return this.generate(plain, onTokens);
+      const ids = [7, END];
+      const tokens: GeneratedTokens = {
+        tokenIds: ids,
+        text: this.preamble,
+        logprobs: [-0.1, -0.2],
+        topIds: ids.map((id) => [id].slice(0, request.logprobsTopK)),
+        topLogprobs: [[-0.1], [-0.2]].map((row) => row.slice(0, request.logprobsTopK)),
+      };
+      onTokens?.(tokens);
+      return {
+        ...tokens,
+        finishReason: 'stop',
+        toolCalls: [{ id: `call_${this.toolCalls.length}`, name: target, arguments: '{"city":"Paris"}' }],
+        promptTokens: countWords(request.messages) + tools.length,
+        completionTokens: ids.length,
+        version: this.version,
+        seed: request.seed,
+        timings: { promptMs: 0.5, decodeMs: 1.5 },
+      };
+    },
+    // Each offered tool costs one token of prompt here.
+    countPromptTokens: (messages, tools) => Promise.resolve(countWords(messages) + tools.length),
   };
 }
