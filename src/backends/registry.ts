@@ -92,11 +92,16 @@ export class BackendRegistry {
     return z
       .discriminatedUnion('kind', [first, ...rest], {
         // Only an unknown kind fails the union itself; a known kind's own problems name their fields.
-        error: (issue) =>
-          issue.code === 'invalid_union' ? `unknown ${ROLE_WORDS[role]} kind; this build has ${kinds.map((k) => `'${k}'`).join(', ')}` : undefined,
+        error: (issue) => (issue.code === 'invalid_union' ? `${unknownKind(issue.input)}; this build has ${kinds.map((k) => `'${k}'`).join(', ')}` : undefined),
       })
       .describe(`the ${ROLE_WORDS[role]}: ${kinds.join(', ')} (src/backends/registry.ts)`);
   }
+}
+
+/** What a section with no registered kind is called in the message. */
+function unknownKind(section: unknown): string {
+  const kind = typeof section === 'object' && section !== null && 'kind' in section ? section.kind : undefined;
+  return kind === undefined ? 'no kind given' : `unknown kind ${JSON.stringify(kind)}`;
 }
 
 /** The registry of this build. */

@@ -6,7 +6,7 @@
  * at its own line like any other; the composition root checks the same
  * before anything starts, whichever way the recipe came.
  */
-import { loadRecipe, parseRecipe, type LoadedRecipe } from '../core/recipe/loadRecipe';
+import { describeIssue, loadRecipe, parseRecipe, type LoadedRecipe } from '../core/recipe/loadRecipe';
 import { recipeSchemaWith, type Recipe, type RecipeSchema } from '../core/recipe/recipeSchema';
 import { backendRegistry, type BackendRegistry } from '../backends/registry';
 
@@ -30,5 +30,10 @@ export function parseRunRecipe(source: string, file: string, registry: BackendRe
 export function checkRecipe(recipe: Recipe, registry: BackendRegistry = backendRegistry): { recipe: Recipe } | { problems: string[] } {
   const result = runRecipeSchema(registry).safeParse(recipe);
   if (result.success) return { recipe: result.data };
-  return { problems: result.error.issues.map((issue) => `recipe ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`) };
+  return {
+    problems: result.error.issues.map((issue) => {
+      const { field, message } = describeIssue(issue);
+      return `recipe ${field || '(root)'}: ${message}`;
+    }),
+  };
 }

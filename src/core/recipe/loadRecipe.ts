@@ -79,12 +79,18 @@ function locateIssue(issue: z.core.$ZodIssue, doc: Document, lineCounter: LineCo
     if (keyOffset !== undefined) offset = keyOffset;
   }
   const pos = lineCounter.linePos(offset);
+  return { ...describeIssue(issue), line: pos.line, column: pos.col };
+}
+
+/** The field a zod issue is about (an unknown key named as its own field) and its message in a person's words. */
+export function describeIssue(issue: z.core.$ZodIssue): { field: string; message: string } {
+  const keys = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
   const field = [...keys, ...(issue.code === 'unrecognized_keys' ? [issue.keys.join(', ')] : [])].join('.');
   // zod says "expected number, received undefined" for a key that is absent.
   const message = issue.message.endsWith('received undefined')
     ? `missing (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
     : issue.message;
-  return { field, line: pos.line, column: pos.col, message };
+  return { field, message };
 }
 
 function findKeyOffset(mapNode: unknown, key: string | undefined): number | undefined {
