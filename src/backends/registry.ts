@@ -87,7 +87,7 @@ export class BackendRegistry {
 
   private union<Section>(role: BackendRole, sections: SectionSchema<Section>[]): z.ZodType<Section, unknown> {
     const [first, ...rest] = sections;
-    if (first === undefined) throw new Error(`no ${ROLE_WORDS[role]} backend is registered`);
+    if (first === undefined) return z.never({ error: `this build has no ${ROLE_WORDS[role]} backend` });
     const kinds = this.kinds(role);
     return z
       .discriminatedUnion('kind', [first, ...rest], {

@@ -15,6 +15,7 @@
  * each backend's factory refuses (its Python environment, its model).
  */
 import { createTurnJudge } from '../core/judge/createTurnJudge';
+import { describeIssue } from '../core/recipe/loadRecipe';
 import type { TurnJudge } from '../core/judge/turnJudge';
 import type { StudentFactory } from '../core/protocols/studentProtocol';
 import type { PolicySection, Recipe, WorkerDevice } from '../core/recipe/recipeSchema';
@@ -96,7 +97,7 @@ export function composeRun(input: Recipe, options: ComposeOptions): RunBackends 
   if (!trainerPart.trains.includes(policyPart.modelFormat)) {
     const able = registry.kinds('trainer').filter((kind) => registry.part('trainer', kind)?.trains.includes(policyPart.modelFormat));
     reasons.push(
-      `the trainer '${recipe.trainer.kind}' trains ${trainerPart.trains.join(' or ')} models, and the policy engine '${recipe.policy.kind}' serves a ${policyPart.modelFormat} one` +
+      `the trainer '${recipe.trainer.kind}' trains ${trainerPart.trains.join(' or ')} models; the policy engine '${recipe.policy.kind}' serves a model in the ${policyPart.modelFormat} format` +
         (able.length > 0 ? ` (trainer kind ${able.map((k) => `'${k}'`).join(' or ')} trains it)` : ''),
     );
   }
@@ -146,7 +147,14 @@ export function composeServing(
     reasons.push(`this build has no policy engine of kind '${policy.kind}' (it has ${registry.kinds('policy').map((k) => `'${k}'`).join(', ')})`);
   } else {
     const section = policyPart.section.safeParse(policy);
-    if (!section.success) reasons.push(...section.error.issues.map((issue) => `policy.${issue.path.map(String).join('.')}: ${issue.message}`));
+    if (!section.success) {
+      reasons.push(
+        ...section.error.issues.map((issue) => {
+          const { field, message } = describeIssue(issue);
+          return `policy${field ? `.${field}` : ''}: ${message}`;
+        }),
+      );
+    }
     if (policyPart.placement.gpu === 'required' && gpusOf(options.device).length === 0) {
       reasons.push(`the serving role is on the CPU, and the policy engine '${policy.kind}' needs a GPU`);
     }
