@@ -5,14 +5,10 @@
  * registry.ts); see src/backends/README.md for adding one.
  */
 import type { EngineRole } from '../core/protocols/engineProtocol';
-import type { PolicySection } from '../core/recipe/recipeSchema';
 import type { RolePlacement } from '../processes/devices/rolePlacement';
 import type { GatewayTokenizer } from '../core/protocols/gatewayTokenizer';
 import type { StartedEngine } from '../processes/rpcEngineClient';
 import type { WorkerState } from '../processes/supervisedWorker';
-import type { PolicyContext } from './backendDescriptor';
-import { backendRegistry, type BackendRegistry } from './registry';
-import { registeredPart } from './registeredPart';
 
 export type EngineStart = {
   role: EngineRole;
@@ -34,8 +30,3 @@ export interface PolicyBackend {
 
 /** Resolves a path written in the recipe (relative to the recipe file). */
 export type RecipePathResolver = (recipePath: string) => string;
-
-/** The backend of the recipe's `policy.kind`, its section checked by the kind's own schema. */
-export function policyBackend(policy: PolicySection, context: PolicyContext, registry: BackendRegistry = backendRegistry): PolicyBackend {
-  return registeredPart(registry, 'policy', policy.kind).create(policy, context);
-}
