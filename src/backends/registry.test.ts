@@ -3,13 +3,14 @@ import { z } from 'zod';
 import { trainerCommonShape } from '../core/recipe/recipeSchema';
 import { trainerPart, type BackendDescriptor } from './backendDescriptor';
 import { embeddedBackend } from './embedded/embeddedBackend';
+import { EMBEDDED_ONNX } from './modelFormats';
 import { BackendRegistry, backendRegistry } from './registry';
 
 const trainerOfKind = (kind: string, sectionKind = kind): BackendDescriptor => ({
   kind,
   trainer: trainerPart({
     section: z.strictObject({ kind: z.literal(sectionKind), ...trainerCommonShape }),
-    trains: ['embedded-onnx'],
+    trains: [EMBEDDED_ONNX],
     placement: { gpu: 'optional', rayJob: true },
     create: () => {
       throw new Error('not started in this test');

@@ -6,11 +6,9 @@
 import { z } from 'zod';
 import { policyCommonShape, trainerCommonShape } from '../../core/recipe/recipeSchema';
 import { policyPart, trainerPart, type BackendDescriptor } from '../backendDescriptor';
+import { EMBEDDED_ONNX } from '../modelFormats';
 import { embeddedPolicy } from './embeddedPolicy';
 import { embeddedTrainer } from './embeddedTrainer';
-
-/** The embedded policy's model format: an onnx folder with its manifest (assets/models/policy). */
-export const EMBEDDED_MODEL_FORMAT = 'embedded-onnx';
 
 export const embeddedPolicySection = z.strictObject({
   kind: z.literal('embedded'),
@@ -31,14 +29,14 @@ export const embeddedBackend: BackendDescriptor = {
   kind: 'embedded',
   policy: policyPart({
     section: embeddedPolicySection,
-    modelFormat: EMBEDDED_MODEL_FORMAT,
+    modelFormat: EMBEDDED_ONNX,
     // Its engine worker can be a Ray job: a JSON-lines worker the connector runs on the node.
     placement: { gpu: 'optional', rayJob: true },
     create: (policy, { resolvePath, tasks }) => embeddedPolicy(resolvePath(policy.model_dir), tasks),
   }),
   trainer: trainerPart({
     section: embeddedTrainerSection,
-    trains: [EMBEDDED_MODEL_FORMAT],
+    trains: [EMBEDDED_ONNX],
     placement: { gpu: 'optional', rayJob: true },
     create: (trainer) => embeddedTrainer(trainer),
   }),

@@ -37,6 +37,3 @@ export function httpEngineSection<Kind extends string>(kind: Kind) {
 
 /** What an HTTP engine's backend reads of its section (its kind aside). */
 export type HttpEngineSection = z.output<z.ZodObject<typeof httpEngineShape>>;
-
-/** The model format of a Hugging Face model folder (config.json, safetensors, tokenizer): what vLLM and SGLang serve. */
-export const HUGGING_FACE_MODEL_FORMAT = 'huggingface';

