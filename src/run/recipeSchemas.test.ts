@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RecipeError } from '../core/recipe/loadRecipe';
 import { embeddedRecipe, repoRoot } from '../../tests/helpers/testRecipe';
-import { loadRunRecipe, parseRunRecipe } from './recipeSchemas';
+import { checkRecipe, loadRunRecipe, parseRunRecipe } from './recipeSchemas';
 
 const recipesDir = path.join(repoRoot, 'recipes');
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
@@ -39,11 +39,17 @@ describe("recipes read with the registry's section schemas", () => {
     expect(error.problems).toContainEqual(expect.objectContaining({ field: 'policy.model_dir', message: 'missing (expected string)' }));
   });
 
-  it("refuses a key another kind takes: the embedded trainer has no gradient_checkpointing and only the local launcher", async () => {
+  it("refuses what another kind takes: the embedded trainer has no gradient checkpointing and only the local launcher", async () => {
     const source = (await readFile(embeddedRecipe, 'utf8')).replace('  batch_turns: 4', '  batch_turns: 4\n  gradient_checkpointing: true\n  launcher: torchrun');
     const error = refusal(source);
     expect(error.problems.map((p) => p.field).sort()).toEqual(['trainer.gradient_checkpointing', 'trainer.launcher']);
     expect(error.problems.find((p) => p.field === 'trainer.launcher')?.message).toMatch(/one local process; launchers 'torchrun' and 'ray' are for the torch trainer/);
+    expect(error.problems.find((p) => p.field === 'trainer.gradient_checkpointing')?.message).toMatch(/a torch trainer option/);
+  });
+
+  it('still reads the recipe a run journal of the earlier build holds (every trainer key filled in)', async () => {
+    const source = (await readFile(embeddedRecipe, 'utf8')).replace('  batch_turns: 4', '  batch_turns: 4\n  gradient_checkpointing: false\n  launcher: local');
+    expect(checkRecipe(parseRunRecipe(source, 'journal.yaml'))).toHaveProperty('recipe');
   });
 
   it('refuses a kind this build does not have, naming the ones it has', async () => {

@@ -22,6 +22,10 @@ export const embeddedTrainerSection = z.strictObject({
   launcher: z
     .literal('local', { error: "the embedded trainer runs as one local process; launchers 'torchrun' and 'ray' are for the torch trainer" })
     .default('local'),
+  // Only `false`, which run journals written before the sections were per kind hold: a run folder from then still opens.
+  gradient_checkpointing: z
+    .literal(false, { error: 'gradient_checkpointing is a torch trainer option; the embedded trainer keeps no activations to recompute' })
+    .optional(),
 });
 export type EmbeddedTrainerSection = z.infer<typeof embeddedTrainerSection>;
 
