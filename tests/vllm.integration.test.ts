@@ -23,7 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vllmPolicy } from '../src/backends/vllm/vllmPolicy';
 import type { VllmEngineClient } from '../src/backends/vllm/vllmEngineClient';
 import { findPythonEnvironment, pythonEnvironmentReady, torchWorkerSources } from '../src/processes/python/pythonEnvironment';
-import { findEngineEnvironment, findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { findBackendPython } from '../src/backends/backendPython';
+import { findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
+import { vllmPython } from '../src/backends/vllm/vllmPython';
 import { rolePlacement } from '../src/processes/devices/rolePlacement';
 import type { GenerateRequest, GenerateResult } from '../src/core/protocols/engineProtocol';
 import type { StartedEngine } from '../src/processes/rpcEngineClient';
@@ -33,7 +35,7 @@ import { engineQuestion, engineRequest, recipePolicyForTests, SMOLLM2 } from './
 import { writeRandomLoraAdapter } from './helpers/randomLoraAdapter';
 import { referenceRows, type ReferenceRow } from './helpers/referenceLogprobs';
 
-const environment = findEngineEnvironment('vllm');
+const environment = findBackendPython(vllmPython);
 const model = findModelFolder(SMOLLM2, (p) => p);
 const skipReason =
   'missing' in environment ? environment.missing : 'missing' in model ? model.missing : null;

@@ -1,24 +1,14 @@
 /**
- * The composition root's policy part: `policy.kind` → the engines that serve
- * and probe the policy, the base model's identity, and the gateway's
- * tokenizer. One case per kind; a backend is one file under policies/.
- *
- * To add an engine backend: write policies/<kind>Policy.ts
- * returning a PolicyBackend — its `startEngine` gives an `EngineClient`
- * (src/core/protocols/engineProtocol.ts), for instance a supervised
- * process through `startRpcEngine` or an HTTP client of its server — and
- * replace the kind's case below.
+ * What the lab uses of a policy: the engines that serve and probe it, the
+ * base model's identity, and the gateway's tokenizer. A policy backend is
+ * the `policy` part of a backend folder's descriptor (backendDescriptor.ts,
+ * registry.ts); see src/backends/README.md for adding one.
  */
 import type { EngineRole } from '../core/protocols/engineProtocol';
-import type { Recipe } from '../core/recipe/recipeSchema';
 import type { RolePlacement } from '../processes/devices/rolePlacement';
 import type { GatewayTokenizer } from '../core/protocols/gatewayTokenizer';
 import type { StartedEngine } from '../processes/rpcEngineClient';
 import type { WorkerState } from '../processes/supervisedWorker';
-import { embeddedPolicy } from './embedded/embeddedPolicy';
-import { sglangPolicy } from './sglang/sglangPolicy';
-import { vllmPolicy } from './vllm/vllmPolicy';
-import type { HostGpus } from '../processes/devices/hostGpus';
 
 export type EngineStart = {
   role: EngineRole;
@@ -40,25 +30,3 @@ export interface PolicyBackend {
 
 /** Resolves a path written in the recipe (relative to the recipe file). */
 export type RecipePathResolver = (recipePath: string) => string;
-
-/** `tasks`: the recipe's task source, when there is a recipe (a backend may refuse tasks its model cannot read). */
-export function policyBackend(
-  policy: Recipe['policy'],
-  resolvePath: RecipePathResolver,
-  tasks?: Recipe['tasks'],
-  host?: HostGpus,
-  env?: Readonly<Record<string, string | undefined>>,
-): PolicyBackend {
-  switch (policy.kind) {
-    case 'embedded':
-      return embeddedPolicy(resolvePath(policy.model_dir), tasks);
-    case 'vllm':
-      return vllmPolicy(policy, resolvePath, env ? { env } : {});
-    case 'sglang':
-      return sglangPolicy(policy, resolvePath, { ...(host ? { host } : {}), ...(env ? { env } : {}) });
-    default: {
-      const unknown: never = policy;
-      throw new Error(`unknown policy kind ${JSON.stringify(unknown)}`);
-    }
-  }
-}

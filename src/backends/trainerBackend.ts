@@ -1,25 +1,19 @@
 /**
- * The composition root's trainer part: `trainer.kind` → the supervised
- * process that implements the trainer protocol
- * (src/core/protocols/trainerProtocol.ts). One case per kind; a backend
- * is one file under trainers/.
- *
- * To add a trainer (as the Python torch trainer did): write trainers/<kind>Trainer.ts
- * that starts its process — a `process` WorkerEntry (an argument array, no
- * shell: e.g. the venv's python with `-m …`, or torchrun for
- * `launcher: torchrun`) with the placement's environment — through
- * `SupervisedWorker` and the lab's `trainerProtocol`, and replace the
- * kind's case below. Everything else (what init carries, restore on
- * resume, each step's candidate through the gate) is the lab's, the same
- * for every trainer.
+ * What the lab uses of a trainer: a supervised process that implements the
+ * trainer protocol (src/core/protocols/trainerProtocol.ts). A trainer
+ * backend is the `trainer` part of a backend folder's descriptor
+ * (backendDescriptor.ts, registry.ts); see src/backends/README.md. What
+ * init carries, restore on resume, each step's candidate through the gate
+ * are the lab's, the same for every trainer.
  */
 import type { TrainerProtocol } from '../core/protocols/trainerProtocol';
 import type { Recipe } from '../core/recipe/recipeSchema';
 import type { RolePlacement } from '../processes/devices/rolePlacement';
 import type { SupervisedWorker } from '../processes/supervisedWorker';
 import type { WorkerConnection } from '../processes/workerConnection';
-import { embeddedTrainer } from './embedded/embeddedTrainer';
-import { torchTrainer } from './torch/torchTrainer';
+import type { Env } from './backendDescriptor';
+import { registeredPart } from './registeredPart';
+import { backendRegistry, type BackendRegistry } from './registry';
 
 /** What the lab uses of a trainer process (its pid for the logs and tests). */
 export type TrainerWorker = Pick<SupervisedWorker<TrainerProtocol>, 'start' | 'call' | 'shutdown' | 'pid'>;
@@ -38,16 +32,7 @@ export interface TrainerBackend {
   createWorker(launch: TrainerLaunch): TrainerWorker;
 }
 
-export function trainerBackend(recipe: Recipe): TrainerBackend {
-  const { trainer } = recipe;
-  switch (trainer.kind) {
-    case 'embedded':
-      return embeddedTrainer(recipe);
-    case 'torch':
-      return torchTrainer(recipe);
-    default: {
-      const unknown: never = trainer.kind;
-      throw new Error(`unknown trainer kind ${JSON.stringify(unknown)}`);
-    }
-  }
+/** The trainer of the recipe's `trainer.kind`, its section checked by the kind's own schema. */
+export function trainerBackend(recipe: Recipe, options: { env?: Env } = {}, registry: BackendRegistry = backendRegistry): TrainerBackend {
+  return registeredPart(registry, 'trainer', recipe.trainer.kind).create(recipe.trainer, { recipe, ...options });
 }

@@ -2,24 +2,32 @@
  * The composition root: the one place that turns a recipe into the parts of
  * a run — `policy.kind` → serving and probe engines and the gateway's
  * tokenizer, `trainer.kind` → the trainer process, `student.kind` → the
- * student, the judges as the recipe says, and each role placed on its
- * devices. `gatelab run`, the desktop and `gatelab serve` all build their
- * parts here; nothing else in the lab names a backend.
+ * student, each from the backend registry (src/backends/registry.ts); the
+ * judges as the recipe says; and each role placed on its devices.
+ * `gatelab run`, the desktop and `gatelab serve` all build their parts here;
+ * nothing else in the lab names a backend.
  *
  * A recipe this build or this host cannot run is refused with every reason
- * at once (BackendUnavailableError), before anything starts.
+ * at once (BackendUnavailableError), before anything starts: a backend
+ * section its kind's schema refuses, a role whose GPUs the host lacks, a
+ * role on the CPU whose backend needs a GPU, a Ray role whose backend cannot
+ * be a Ray job, a trainer that cannot train the policy's model, and what
+ * each backend's factory refuses (its Python environment, its model).
  */
 import { createTurnJudge } from '../core/judge/createTurnJudge';
+import { describeIssue } from '../core/recipe/loadRecipe';
 import type { TurnJudge } from '../core/judge/turnJudge';
 import type { StudentFactory } from '../core/protocols/studentProtocol';
-import type { Recipe, WorkerDevice } from '../core/recipe/recipeSchema';
+import type { PolicySection, Recipe, WorkerDevice } from '../core/recipe/recipeSchema';
 import { detectHostGpus, type HostGpus } from '../processes/devices/hostGpus';
-import { devicePlacementProblems, rolePlacement, type RoleName, type RolePlacement } from '../processes/devices/rolePlacement';
+import { devicePlacementProblems, gpusOf, rolePlacement, type RoleName, type RolePlacement } from '../processes/devices/rolePlacement';
+import type { BackendRole, PlacementNeeds } from '../backends/backendDescriptor';
 import { BackendUnavailableError } from '../backends/backendUnavailable';
-import { policyBackend, type PolicyBackend, type RecipePathResolver } from '../backends/policyBackend';
-import { studentBackend } from '../backends/studentBackend';
-import { trainerBackend, type TrainerBackend } from '../backends/trainerBackend';
+import type { PolicyBackend, RecipePathResolver } from '../backends/policyBackend';
+import { backendRegistry, backendRoleWords, type BackendRegistry } from '../backends/registry';
+import type { TrainerBackend } from '../backends/trainerBackend';
 import { rayPlacement, rayRoleOf, rayRunnerProblems } from '../remote/ray/rayPlacement';
+import { checkRecipe } from './recipeSchemas';
 
 export type RunBackends = {
   policy: PolicyBackend;
@@ -43,16 +51,56 @@ export type ComposeOptions = {
   resolvePath: RecipePathResolver;
   /** The host's GPUs (detected once by default). */
   host?: HostGpus;
-  /** Where api_key_env names are looked up (process.env by default). */
+  /** Where api_key_env names, GATELAB_HOME and interpreter variables are looked up (process.env by default). */
   env?: Readonly<Record<string, string | undefined>>;
   /** The folder of each worker's whole output (`<role>.log`); absent: only the workers panel's tail is kept. */
   workerLogDir?: string;
+  /** The backends to build from (this build's registry by default). */
+  registry?: BackendRegistry;
 };
 
-export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends {
+/** The device-map roles whose processes each backend role starts. */
+const DEVICE_ROLES: Record<BackendRole, readonly RoleName[]> = { policy: ['serving', 'probe'], trainer: ['trainer'], student: ['student'] };
+
+/** Each role the device map puts on the CPU although its backend needs a GPU. */
+function gpuNeedProblems(recipe: Recipe, role: BackendRole, needs: PlacementNeeds): string[] {
+  if (needs.gpu !== 'required') return [];
+  const kind = recipe[role].kind;
+  return DEVICE_ROLES[role]
+    .filter((deviceRole) => rayRoleOf(recipe, deviceRole) === undefined && gpusOf(recipe.devices[deviceRole]).length === 0)
+    .map((deviceRole) => `role ${deviceRole} is on the CPU, and the ${backendRoleWords[role]} '${kind}' needs a GPU: give it one in devices`);
+}
+
+export function composeRun(input: Recipe, options: ComposeOptions): RunBackends {
+  const registry = options.registry ?? backendRegistry;
+  const host = options.host ?? thisHost();
+  // The backend sections checked by their kinds' own schemas, whichever way the recipe was read.
+  const checked = checkRecipe(input, registry);
+  if ('problems' in checked) throw new BackendUnavailableError(checked.problems);
+  const { recipe } = checked;
+  const policyPart = registry.part('policy', recipe.policy.kind);
+  const trainerPart = registry.part('trainer', recipe.trainer.kind);
+  const studentPart = registry.part('student', recipe.student.kind);
+  // checkRecipe holds every kind to the registered ones.
+  if (!policyPart || !trainerPart || !studentPart) throw new Error('a checked recipe names a backend kind the registry lacks');
+
   // A role that runs as a Ray job is placed by Ray on its nodes, not on this host.
   const localDevices = Object.fromEntries(Object.entries(recipe.devices).filter(([role]) => rayRoleOf(recipe, role as RoleName) === undefined));
-  const reasons = [...devicePlacementProblems(localDevices, options.host ?? thisHost()), ...rayRunnerProblems(recipe)];
+  const rayRefusal = (needs: PlacementNeeds) => (needs.rayJob === true ? undefined : needs.rayJob.refused);
+  const reasons = [
+    ...devicePlacementProblems(localDevices, host),
+    ...rayRunnerProblems(recipe, (role) => rayRefusal(role === 'trainer' ? trainerPart.placement : policyPart.placement)),
+    ...gpuNeedProblems(recipe, 'policy', policyPart.placement),
+    ...gpuNeedProblems(recipe, 'trainer', trainerPart.placement),
+    ...gpuNeedProblems(recipe, 'student', studentPart.placement),
+  ];
+  if (!trainerPart.trains.includes(policyPart.modelFormat)) {
+    const able = registry.kinds('trainer').filter((kind) => registry.part('trainer', kind)?.trains.includes(policyPart.modelFormat));
+    reasons.push(
+      `the trainer '${recipe.trainer.kind}' trains ${trainerPart.trains.join(' or ')} models; the policy engine '${recipe.policy.kind}' serves a model in the ${policyPart.modelFormat} format` +
+        (able.length > 0 ? ` (trainer kind ${able.map((k) => `'${k}'`).join(' or ')} trains it)` : ''),
+    );
+  }
   const part = <T>(build: () => T): T | undefined => {
     try {
       return build();
@@ -62,15 +110,16 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
       return undefined;
     }
   };
-  const policy = part(() => policyBackend(recipe.policy, options.resolvePath, recipe.tasks, options.host ?? thisHost(), options.env));
-  const trainer = part(() => trainerBackend(recipe));
-  const students = part(() => studentBackend(recipe.student, options.env ? { env: options.env } : {}));
+  const env = options.env ? { env: options.env } : {};
+  const policy = part(() => policyPart.create(recipe.policy, { resolvePath: options.resolvePath, tasks: recipe.tasks, host, ...env }));
+  const trainer = part(() => trainerPart.create(recipe.trainer, { recipe, ...env }));
+  const students = part(() => studentPart.create(recipe.student, env));
   if (!policy || !trainer || !students || reasons.length > 0) throw new BackendUnavailableError(reasons);
   return {
     policy,
     trainer,
     students,
-    judge: () => createTurnJudge(recipe.judge, { seed: recipe.seed, ...(options.env ? { env: options.env } : {}) }),
+    judge: () => createTurnJudge(recipe.judge, { seed: recipe.seed, ...env }),
     placement: (role) => {
       const runner = recipe.runner;
       const placed =
@@ -87,18 +136,38 @@ export function composeRun(recipe: Recipe, options: ComposeOptions): RunBackends
  * serving engine runs, the device checked against this host.
  */
 export function composeServing(
-  policy: Recipe['policy'],
+  policy: PolicySection,
   options: ComposeOptions & { device: WorkerDevice },
 ): { policy: PolicyBackend; placement: RolePlacement } {
-  const reasons = devicePlacementProblems({ serving: options.device }, options.host ?? thisHost());
-  if (reasons.length > 0) throw new BackendUnavailableError(reasons);
-  return { policy: policyBackend(policy, options.resolvePath, undefined, options.host ?? thisHost(), options.env), placement: rolePlacement(options.device) };
+  const registry = options.registry ?? backendRegistry;
+  const host = options.host ?? thisHost();
+  const reasons = devicePlacementProblems({ serving: options.device }, host);
+  const policyPart = registry.part('policy', policy.kind);
+  if (!policyPart) {
+    reasons.push(`this build has no policy engine of kind '${policy.kind}' (it has ${registry.kinds('policy').map((k) => `'${k}'`).join(', ')})`);
+  } else {
+    const section = policyPart.section.safeParse(policy);
+    if (!section.success) {
+      reasons.push(
+        ...section.error.issues.map((issue) => {
+          const { field, message } = describeIssue(issue);
+          return `policy${field ? `.${field}` : ''}: ${message}`;
+        }),
+      );
+    }
+    if (policyPart.placement.gpu === 'required' && gpusOf(options.device).length === 0) {
+      reasons.push(`the serving role is on the CPU, and the policy engine '${policy.kind}' needs a GPU`);
+    }
+  }
+  if (!policyPart || reasons.length > 0) throw new BackendUnavailableError(reasons);
+  const backend = policyPart.create(policy, { resolvePath: options.resolvePath, host, ...(options.env ? { env: options.env } : {}) });
+  return { policy: backend, placement: rolePlacement(options.device) };
 }
 
 /** Every reason the recipe cannot run on this host with this build; empty when it can. */
-export function reasonsNotRunnable(recipe: Recipe, host: HostGpus): string[] {
+export function reasonsNotRunnable(recipe: Recipe, host: HostGpus, registry?: BackendRegistry): string[] {
   try {
-    composeRun(recipe, { resolvePath: (p) => p, host });
+    composeRun(recipe, { resolvePath: (p) => p, host, ...(registry ? { registry } : {}) });
     return [];
   } catch (error) {
     if (error instanceof BackendUnavailableError) return [...error.reasons];

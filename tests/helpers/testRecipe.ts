@@ -25,6 +25,9 @@ export type TestRecipeOptions = {
   lr?: number;
   /** The recipe's `student` section (default: scripted). */
   student?: Record<string, unknown>;
+  /** The recipe's `policy` section in place of the embedded one, and the trainer's kind (a test's own backend). */
+  policy?: Record<string, unknown>;
+  trainerKind?: string;
 };
 
 export async function writeTestRecipe(dir: string, o: TestRecipeOptions = {}): Promise<string> {
@@ -46,6 +49,8 @@ export async function writeTestRecipe(dir: string, o: TestRecipeOptions = {}): P
   if (o.floors !== undefined) set(['gate', 'floors'], o.floors);
   if (o.margins !== undefined) set(['gate', 'margins'], o.margins);
   if (o.student !== undefined) set(['student'], o.student);
+  if (o.policy !== undefined) set(['policy'], o.policy);
+  if (o.trainerKind !== undefined) set(['trainer', 'kind'], o.trainerKind);
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;

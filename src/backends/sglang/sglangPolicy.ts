@@ -27,16 +27,16 @@
  */
 import type { HostGpus } from '../../processes/devices/hostGpus';
 import { EngineError } from '../../core/protocols/engineProtocol';
-import type { Recipe } from '../../core/recipe/recipeSchema';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
-import { findEngineEnvironment, findModelFolder } from '../httpEngine/engineEnvironment';
+import { findBackendPython } from '../backendPython';
+import { findModelFolder } from '../httpEngine/engineEnvironment';
+import type { HttpEngineSection } from '../httpEngine/httpEngineSection';
+import { sglangPython } from './sglangPython';
 import { httpEngineBackend } from '../httpEngine/startHttpEngine';
 import { SglangEngineClient } from './sglangEngineClient';
 import { writeSglangServerConfig } from './sglangServerConfig';
 import { sglangServerArgs, sglangServerEnv } from './sglangServerArgs';
-
-type SglangPolicyConfig = Extract<Recipe['policy'], { kind: 'vllm' | 'sglang' }>;
 
 export type SglangPolicyOptions = {
   /** What the lab found on this host; undefined = not looked (the server's own start then says whether a GPU is there). */
@@ -46,9 +46,9 @@ export type SglangPolicyOptions = {
   startTimeoutMs?: number;
 };
 
-export function sglangPolicy(policy: SglangPolicyConfig, resolvePath: RecipePathResolver, options: SglangPolicyOptions = {}): PolicyBackend {
+export function sglangPolicy(policy: HttpEngineSection, resolvePath: RecipePathResolver, options: SglangPolicyOptions = {}): PolicyBackend {
   const { host } = options;
-  const environment = findEngineEnvironment('sglang', options.env);
+  const environment = findBackendPython(sglangPython, options.env);
   const model = findModelFolder(policy.model, resolvePath, options.env);
   const reasons: string[] = [];
   if (host && host.gpus.length === 0) {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rolePlacement } from '../../processes/devices/rolePlacement';
-import { policySchema, type Recipe } from '../../core/recipe/recipeSchema';
+import type { HttpEngineSection } from '../httpEngine/httpEngineSection';
+import { sglangPolicySection } from './sglangBackend';
 import { BackendUnavailableError } from '../backendUnavailable';
 import { sglangPolicy } from './sglangPolicy';
 import { sglangServerArgs, sglangServerEnv, type SglangServerSettings } from './sglangServerArgs';
@@ -24,10 +25,8 @@ const settings: SglangServerSettings = {
 
 const flag = (args: string[], name: string) => args[args.indexOf(name) + 1];
 
-function sglangPolicyConfig(model: string): Extract<Recipe['policy'], { kind: 'vllm' | 'sglang' }> {
-  const policy = policySchema.parse({ kind: 'sglang', model, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 } });
-  if (policy.kind === 'embedded') throw new Error('unreachable');
-  return policy;
+function sglangPolicyConfig(model: string): HttpEngineSection {
+  return sglangPolicySection.parse({ kind: 'sglang', model, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 } });
 }
 
 /** A GATELAB_HOME whose `sglang` venv has the package folder, and a model folder (what the environment lookup checks; nothing runs). */

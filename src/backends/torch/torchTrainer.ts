@@ -10,7 +10,6 @@
  * processes (gloo); rank 0 talks the protocol. The GPUs reach the processes
  * only as CUDA_VISIBLE_DEVICES from the role's placement.
  */
-import type { Recipe } from '../../core/recipe/recipeSchema';
 import { SupervisedWorker } from '../../processes/supervisedWorker';
 import type { WorkerEntry } from '../../processes/workerEntry';
 import { trainerProtocol } from '../../core/protocols/trainerProtocol';
@@ -18,6 +17,7 @@ import { workerDescriptor, type RolePlacement } from '../../processes/devices/ro
 import { findPythonEnvironment, PythonEnvironmentMissingError, torchWorkerSources } from '../../processes/python/pythonEnvironment';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { TrainerBackend } from '../trainerBackend';
+import type { TorchTrainerSection } from './torchBackend';
 
 export type TorchTrainerOptions = {
   /** Processes under torchrun on the CPU (default 2); on GPUs it is always one per GPU of the placement. */
@@ -41,16 +41,10 @@ export function torchTrainerArgs(launcher: 'local' | 'torchrun', placement: Role
   return ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
 }
 
-export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}): TrainerBackend {
-  const { trainer } = recipe;
+/** Refuses what it cannot train, and a missing Python environment (naming `npm run setup:python`). */
+export function torchTrainer(trainer: TorchTrainerSection, options: TorchTrainerOptions = {}): TrainerBackend {
   const reasons: string[] = [];
-  if (trainer.launcher === 'ray') {
-    reasons.push("the torch trainer runs under launcher 'local' or 'torchrun'; to run it on a Ray cluster, keep one of those and name the trainer in the recipe's runner (kind: ray)");
-  }
   if (trainer.loss.entropy_coef !== 0) reasons.push(`the torch trainer has no entropy term; the recipe's entropy_coef is ${trainer.loss.entropy_coef}`);
-  if (recipe.policy.kind === 'embedded') {
-    reasons.push("the torch trainer trains a Hugging Face model; the embedded policy is an onnx folder (use trainer kind 'embedded', or a vllm/sglang policy)");
-  }
   let python = '';
   let sources = '';
   try {
@@ -61,7 +55,7 @@ export function torchTrainer(recipe: Recipe, options: TorchTrainerOptions = {}):
     reasons.push(error.message);
   }
   if (reasons.length > 0) throw new BackendUnavailableError(reasons);
-  const launcher = trainer.launcher === 'torchrun' ? 'torchrun' : 'local';
+  const { launcher } = trainer;
   return {
     // A 16-turn window of SmolLM2-sized replies in a few calls (memory: the decoder's activations for 4096
     // tokens; the logits exist for a chunk of response positions at a time).

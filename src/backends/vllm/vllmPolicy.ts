@@ -15,15 +15,15 @@
  */
 import { cpus } from 'node:os';
 import type { EngineRole } from '../../core/protocols/engineProtocol';
-import type { Recipe } from '../../core/recipe/recipeSchema';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
-import { findEngineEnvironment, findModelFolder } from '../httpEngine/engineEnvironment';
+import { findBackendPython } from '../backendPython';
+import { findModelFolder } from '../httpEngine/engineEnvironment';
+import type { HttpEngineSection } from '../httpEngine/httpEngineSection';
+import { vllmPython } from './vllmPython';
 import { httpEngineBackend } from '../httpEngine/startHttpEngine';
 import { VllmEngineClient } from './vllmEngineClient';
 import { vllmServerArgs, vllmServerEnv } from './vllmServerArgs';
-
-type VllmPolicyConfig = Extract<Recipe['policy'], { kind: 'vllm' | 'sglang' }>;
 
 /** The served context on a CPU (the KV cache is small there); a GPU host serves the model's own. */
 const CPU_MAX_MODEL_LEN = 2048;
@@ -46,8 +46,8 @@ export type VllmPolicyOptions = {
   startTimeoutMs?: number;
 };
 
-export function vllmPolicy(policy: VllmPolicyConfig, resolvePath: RecipePathResolver, options: VllmPolicyOptions = {}): PolicyBackend {
-  const environment = findEngineEnvironment('vllm', options.env);
+export function vllmPolicy(policy: HttpEngineSection, resolvePath: RecipePathResolver, options: VllmPolicyOptions = {}): PolicyBackend {
+  const environment = findBackendPython(vllmPython, options.env);
   const model = findModelFolder(policy.model, resolvePath, options.env);
   const reasons: string[] = [];
   if ('missing' in environment) reasons.push(`policy engine 'vllm': ${environment.missing}`);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { recipeSchema, type Recipe } from './recipeSchema';
+import { recipeSchema, type Recipe, type RecipeSchema } from './recipeSchema';
 
 export type RecipeProblem = { field: string; line: number; column: number; message: string };
 
@@ -25,7 +25,12 @@ export class RecipeError extends Error {
 /** A recipe and where it came from; relative paths in it resolve against its folder. */
 export type LoadedRecipe = { recipe: Recipe; file: string; dir: string; source: string };
 
-export async function loadRecipe(file: string): Promise<LoadedRecipe> {
+/**
+ * `schema`: the recipe schema with the backend sections' own schemas — a
+ * recipe that is to run is loaded with src/run/recipeSchemas.ts's. The
+ * default checks the backend sections only for what the core reads.
+ */
+export async function loadRecipe(file: string, schema: RecipeSchema = recipeSchema): Promise<LoadedRecipe> {
   const absolute = path.resolve(file);
   let source: string;
   try {
@@ -35,11 +40,11 @@ export async function loadRecipe(file: string): Promise<LoadedRecipe> {
       { field: '', line: 0, column: 0, message: `cannot read: ${(error as Error).message}` },
     ]);
   }
-  return { recipe: parseRecipe(source, absolute), file: absolute, dir: path.dirname(absolute), source };
+  return { recipe: parseRecipe(source, absolute, schema), file: absolute, dir: path.dirname(absolute), source };
 }
 
-/** Parses and validates recipe text; `file` is only used in messages. */
-export function parseRecipe(source: string, file: string): Recipe {
+/** Parses and validates recipe text; `file` is only used in messages (`schema` as for loadRecipe). */
+export function parseRecipe(source: string, file: string, schema: RecipeSchema = recipeSchema): Recipe {
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -51,7 +56,7 @@ export function parseRecipe(source: string, file: string): Recipe {
       }),
     );
   }
-  const result = recipeSchema.safeParse(doc.toJS());
+  const result = schema.safeParse(doc.toJS());
   if (result.success) return result.data;
   throw new RecipeError(file, result.error.issues.map((issue) => locateIssue(issue, doc, lineCounter)));
 }
@@ -74,12 +79,18 @@ function locateIssue(issue: z.core.$ZodIssue, doc: Document, lineCounter: LineCo
     if (keyOffset !== undefined) offset = keyOffset;
   }
   const pos = lineCounter.linePos(offset);
+  return { ...describeIssue(issue), line: pos.line, column: pos.col };
+}
+
+/** The field a zod issue is about (an unknown key named as its own field) and its message in a person's words. */
+export function describeIssue(issue: z.core.$ZodIssue): { field: string; message: string } {
+  const keys = issue.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
   const field = [...keys, ...(issue.code === 'unrecognized_keys' ? [issue.keys.join(', ')] : [])].join('.');
   // zod says "expected number, received undefined" for a key that is absent.
   const message = issue.message.endsWith('received undefined')
     ? `missing (${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
     : issue.message;
-  return { field, line: pos.line, column: pos.col, message };
+  return { field, message };
 }
 
 function findKeyOffset(mapNode: unknown, key: string | undefined): number | undefined {

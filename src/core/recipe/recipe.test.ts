@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadRecipe, parseRecipe, RecipeError } from './loadRecipe';
-import { recipeJsonSchemaText, recipeSchemaFile } from './recipeJsonSchema';
+import { recipeJsonSchemaText, recipeSchemaFile } from '../../run/recipeJsonSchema';
 import { reasonsNotRunnable } from '../../run/runnability';
 
 const recipesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../recipes');

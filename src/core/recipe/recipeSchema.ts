@@ -1,6 +1,6 @@
 // The recipe: one YAML file that says everything a run does. The zod schema is
 // the single source: TypeScript types are inferred from it and
-// recipes/recipe.schema.json is generated from it (see recipeJsonSchema.ts).
+// recipes/recipe.schema.json is generated from it with the registered backends' sections (src/run/recipeJsonSchema.ts).
 // Objects are strict so that a misspelt key is an error, not a silent default.
 import { z } from 'zod';
 
@@ -55,7 +55,7 @@ export const samplingSchema = z.strictObject({
 });
 
 /** An OpenAI-compatible endpoint (student, PRM or engine on a GPU host). */
-const endpointSchema = z.strictObject({
+export const endpointSchema = z.strictObject({
   base_url: z.url(),
   model: z.string().min(1),
   api_key_env: z.string().min(1).optional().describe('name of the environment variable holding the key'),
@@ -76,17 +76,6 @@ export const sessionSchema = z.strictObject({
   scored_reply: z.literal('first').default('first').describe('only the first reply is scored (docs/design.md, A session)'),
 });
 
-export const studentSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('scripted') }),
-  z.strictObject({
-    kind: z.literal('openai'),
-    endpoint: endpointSchema,
-    persona: z.string().min(1).describe("who the student is; the reaction contract (complaint, save request, HOMEWORK_DONE) is added to it"),
-    temperature: z.number().min(0).max(2).default(0.7),
-    max_tokens: positiveInt.default(512).describe('room for the reaction (and a thinking model\'s reasoning before it)'),
-  }),
-]);
-
 export const prmSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('rule') }),
   z.strictObject({
@@ -99,35 +88,6 @@ export const prmSchema = z.discriminatedUnion('kind', [
 export const hintJudgeSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('rule'), min_chars: z.int().min(0).default(10) }),
   z.strictObject({ kind: z.literal('openai'), endpoint: endpointSchema, min_chars: z.int().min(0).default(10) }),
-]);
-
-export const policySchema = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('embedded'),
-    model_dir: z.string().min(1).describe('onnx policy directory (relative paths resolve against the repository root)'),
-    sampling: samplingSchema,
-    logprobs_top_k: positiveInt.default(4),
-  }),
-  z.strictObject({
-    kind: z.enum(['sglang', 'vllm']),
-    model: z
-      .string()
-      .min(1)
-      .describe('a local model folder (relative to the recipe), or a Hugging Face id looked up as $GATELAB_HOME/models/<last part, lower case>'),
-    tensor_parallel: positiveInt.default(1),
-    max_model_len: positiveInt.optional().describe("the served context, prompt and reply (default: 2048 on a CPU, the model's own on a GPU)"),
-    max_lora_rank: z.union([z.literal(8), z.literal(16), z.literal(32), z.literal(64), z.literal(128)]).default(16).describe('the largest LoRA rank the engine accepts (vLLM and SGLang --max-lora-rank)'),
-    gpu_memory_utilization: z
-      .number()
-      .gt(0)
-      .max(1)
-      .optional()
-      .describe(
-        "GPU hosts: the share of each engine's GPU memory it may take (vLLM --gpu-memory-utilization, default 0.9; SGLang --mem-fraction-static, its own default); lower it when roles share a GPU",
-      ),
-    sampling: samplingSchema,
-    logprobs_top_k: positiveInt.default(4),
-  }),
 ]);
 
 export const loraSchema = z.strictObject({
@@ -176,31 +136,50 @@ export const optimizerSchema = z.strictObject({
   betas: z.tuple([probability, probability]).default([0.9, 0.98]),
 });
 
-export const trainerSchema = z
-  .strictObject({
-    kind: z.enum(['embedded', 'torch']),
-    batch_turns: positiveInt.describe('new judged turns per optimizer step; one step makes one candidate'),
-    window_turns: positiveInt
-      .optional()
-      .describe('judged turns each step trains on: its batch and the newest ones before it (default batch_turns: each turn trains once)'),
-    optimizer: optimizerSchema,
-    loss: lossSchema,
-    lora: loraSchema,
-    launcher: z.enum(['local', 'torchrun', 'ray']).default('local'),
-    gradient_checkpointing: z
-      .boolean()
-      .default(false)
-      .describe(
-        "torch trainer: recompute the decoder's activations in the backward pass instead of keeping them — they, not the logits, hold most of a long window's memory (bench:torch-trainer's long-window rows)",
-      ),
-  })
-  .refine((t) => t.window_turns === undefined || t.window_turns >= t.batch_turns, {
-    message: 'window_turns must be at least batch_turns',
-    path: ['window_turns'],
-  });
+/**
+ * The backend sections (policy, trainer, student) hold a `kind` and what that
+ * kind needs. The core knows only the part every kind shares — what the lab
+ * itself reads — and leaves the rest to the backend registry
+ * (src/backends/registry.ts): each kind checks its whole section with its own
+ * strict schema, which src/run/recipeSchemas.ts puts in place of these loose
+ * ones when a recipe is loaded, and the composition root checks again before
+ * anything starts.
+ */
+const backendKind = z.string().min(1).describe('the backend that fills this part (src/backends/registry.ts lists them)');
+
+/** What the lab reads of every policy: how the sessions sample, how many log-probs each token carries. */
+export const policyCommonShape = {
+  sampling: samplingSchema,
+  logprobs_top_k: positiveInt.default(4),
+};
+
+/** What the lab reads of every trainer: how turns become steps, the objective, the optimizer, the adapter. */
+export const trainerCommonShape = {
+  batch_turns: positiveInt.describe('new judged turns per optimizer step; one step makes one candidate'),
+  window_turns: positiveInt
+    .optional()
+    .describe('judged turns each step trains on: its batch and the newest ones before it (default batch_turns: each turn trains once)'),
+  optimizer: optimizerSchema,
+  loss: lossSchema,
+  lora: loraSchema,
+};
+
+export const policySectionSchema = z.looseObject({ kind: backendKind, ...policyCommonShape });
+export const trainerSectionSchema = z.looseObject({ kind: backendKind, ...trainerCommonShape });
+export const studentSectionSchema = z.looseObject({ kind: backendKind });
+export type PolicySection = z.infer<typeof policySectionSchema>;
+export type TrainerSection = z.infer<typeof trainerSectionSchema>;
+export type StudentSection = z.infer<typeof studentSectionSchema>;
+
+/** The schema of each backend section: the loose ones above, or the registry's strict ones by kind. */
+export type BackendSectionSchemas = {
+  policy: z.ZodType<PolicySection, unknown>;
+  trainer: z.ZodType<TrainerSection, unknown>;
+  student: z.ZodType<StudentSection, unknown>;
+};
 
 /** The judged turns one step trains on (see window_turns). */
-export const windowTurns = (trainer: z.infer<typeof trainerSchema>): number => trainer.window_turns ?? trainer.batch_turns;
+export const windowTurns = (trainer: Pick<TrainerSection, 'batch_turns' | 'window_turns'>): number => trainer.window_turns ?? trainer.batch_turns;
 
 export const marginsSchema = z.strictObject({
   pass_rate: probability.describe('largest allowed drop against serving'),
@@ -295,21 +274,36 @@ export const armSchema = z
   .describe("'trained': the trainer steps; 'control': the same run with the policy frozen (the trainer never steps), for comparison");
 export type Arm = z.infer<typeof armSchema>;
 
-export const recipeSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
-  description: z.string().min(1),
-  seed: z.int().min(0),
-  tasks: tasksSchema,
-  session: sessionSchema,
-  student: studentSchema,
-  judge: z.strictObject({ prm: prmSchema, hint: hintJudgeSchema }),
-  policy: policySchema,
-  trainer: trainerSchema,
-  gate: gateSchema,
-  devices: deviceMapSchema,
-  runner: runnerSchema.default('local'),
-  arm: armSchema.default('trained'),
-});
+/** The whole recipe with the given backend sections; the trainer's window rule holds whatever the kind. */
+export function recipeSchemaWith(sections: BackendSectionSchemas) {
+  return z.strictObject({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes'),
+    description: z.string().min(1),
+    seed: z.int().min(0),
+    tasks: tasksSchema,
+    session: sessionSchema,
+    student: sections.student,
+    judge: z.strictObject({ prm: prmSchema, hint: hintJudgeSchema }),
+    policy: sections.policy,
+    trainer: sections.trainer.refine((t) => t.window_turns === undefined || t.window_turns >= t.batch_turns, {
+      message: 'window_turns must be at least batch_turns',
+      path: ['window_turns'],
+    }),
+    gate: gateSchema,
+    devices: deviceMapSchema,
+    runner: runnerSchema.default('local'),
+    arm: armSchema.default('trained'),
+  });
+}
+
+/**
+ * The recipe with its backend sections checked only for what the core reads
+ * (their kind-specific keys pass through unchecked): for a recipe that was
+ * checked in full when its run started (the journal's copy). A recipe file
+ * is loaded with the registry's schema (src/run/recipeSchemas.ts).
+ */
+export const recipeSchema = recipeSchemaWith({ policy: policySectionSchema, trainer: trainerSectionSchema, student: studentSectionSchema });
+export type RecipeSchema = z.ZodType<Recipe, unknown>;
 
 export type Recipe = z.infer<typeof recipeSchema>;
 export type Device = z.infer<typeof deviceSchema>;

@@ -20,15 +20,18 @@ export function rayRoleOf(recipe: Recipe, role: RoleName): RayRunner['roles'][Ra
   return role === 'trainer' || role === 'serving' || role === 'probe' ? recipe.runner.roles[role] : undefined;
 }
 
-/** Why the recipe's Ray roles cannot run with this build; empty when they can. */
-export function rayRunnerProblems(recipe: Recipe): string[] {
+/**
+ * Why the recipe's Ray roles cannot run with this build; empty when they can.
+ * `refusal` says, from the backend registry, why the backend that fills a
+ * role cannot be a Ray job (undefined: it can). The embedded engine is a
+ * JSON-lines worker and a vLLM server is tunnelled (remoteServerHost.ts).
+ */
+export function rayRunnerProblems(recipe: Recipe, refusal: (role: RayRoleName) => string | undefined): string[] {
   if (recipe.runner === 'local') return [];
   const problems: string[] = [];
-  // The embedded engine is a JSON-lines worker; a vLLM server is tunnelled (remoteServerHost.ts). SGLang is not wired to a launcher yet.
-  for (const role of ['serving', 'probe'] as const) {
-    if (recipe.runner.roles[role] && recipe.policy.kind === 'sglang') {
-      problems.push(`runner.roles.${role}: an sglang engine as a Ray job is not built yet; run ${role} on this host`);
-    }
+  for (const role of ['trainer', 'serving', 'probe'] as const) {
+    const why = recipe.runner.roles[role] ? refusal(role) : undefined;
+    if (why !== undefined) problems.push(`runner.roles.${role}: ${why}; run ${role} on this host`);
   }
   return problems;
 }

@@ -5,7 +5,8 @@
  * commands reach it through its control endpoint.
  */
 import path from 'node:path';
-import { loadRecipe, RecipeError } from '../../core/recipe/loadRecipe';
+import { RecipeError } from '../../core/recipe/loadRecipe';
+import { loadRunRecipe } from '../../run/recipeSchemas';
 import { startControlServer } from '../control/controlServer';
 import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../../run/liveRun';
 import { RunBusyError } from '../../run/runFolder';
@@ -87,7 +88,8 @@ export const runCommand: CliCommand = {
     if (o.arm === 'trained' || o.arm === 'control') overrides.arm = o.arm;
     let runDir: string;
     try {
-      const { recipe } = await loadRecipe(o.recipe);
+      // The registry's section schemas: a misspelt key of a backend's section is refused at its line.
+      const { recipe } = await loadRunRecipe(o.recipe);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
       const out = o.out ?? path.join('runs', `${recipe.name}${overrides.arm === 'control' ? '-control' : ''}-seed${seed ?? recipe.seed}-${stamp}`);
       runDir = await createRun(o.recipe, out, overrides);

@@ -24,7 +24,7 @@ import { journalFile } from '../../core/journal/runJournal';
 import { readServingPointer } from '../../core/journal/servingPointer';
 import type { AdapterRef } from '../../core/protocols/engineProtocol';
 import { resolveRecipePath } from '../../core/recipe/loadRecipe';
-import { policySchema, recipeSchema, type Recipe } from '../../core/recipe/recipeSchema';
+import { policySectionSchema, recipeSchema, type Recipe } from '../../core/recipe/recipeSchema';
 import { BASE_VERSION, verifyAdapterBlob } from '../../core/weights/adapterBlob';
 import { DEFAULT_MODEL_ID, startGateway } from '../gateway/gatewayServer';
 import { ServingState } from '../../run/servingState';
@@ -137,7 +137,7 @@ function servingParts(options: ServeOptions, run: RunRecipe | null) {
   if (explicit !== null && !existsSync(join(explicit, 'manifest.json'))) {
     throw new CliFailure(`no embedded policy at ${explicit} (missing manifest.json); pass --model-dir`);
   }
-  const policy = explicit !== null ? policySchema.parse({ kind: 'embedded', model_dir: explicit, sampling: { max_tokens: 256 } }) : run!.recipe.policy;
+  const policy = explicit !== null ? policySectionSchema.parse({ kind: 'embedded', model_dir: explicit, sampling: { max_tokens: 256 } }) : run!.recipe.policy;
   try {
     return composeServing(policy, {
       resolvePath: (p) => (run && explicit === null ? resolveRecipePath({ dir: dirname(run.recipeFile) }, p) : p),
