@@ -35,7 +35,7 @@ if (!args.has('--skip-install')) {
 }
 
 let electron = findElectronBinary();
-let electronNote = '';
+let electronNote;
 if (electron.path !== null) {
   electronNote = 'already present';
 } else if (args.has('--skip-electron')) {
