@@ -2,24 +2,15 @@
 // react-hooks' recommended rules for the renderer, and eslint-config-prettier
 // last so that no stylistic rule fights Prettier (which owns formatting).
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
-    ignores: [
-      'dist/',
-      'release/',
-      'out/',
-      'runs/',
-      'test-results/',
-      'playwright-report/',
-      'bench/results/',
-      'e2e/screenshots/',
-      '**/.venv/',
-    ],
+    ignores: ['dist/', 'release/', 'out/', 'runs/', 'test-results/', 'playwright-report/', 'bench/results/', 'e2e/screenshots/', '**/.venv/'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
