@@ -10,7 +10,8 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'release/', 'out/', 'runs/', 'test-results/', 'playwright-report/', 'bench/results/', 'e2e/screenshots/', '**/.venv/'],
+    // What .gitignore leaves out (ESLint does not read it): build outputs, runs, test artefacts.
+    ignores: ['dist/', 'release/', 'out/', 'runs/', 'tmp/', 'test-results/', 'playwright-report/', 'bench/results/', 'e2e/screenshots/', '**/.venv/'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
