@@ -40,7 +40,6 @@ def gpu_memory_used_mib() -> int | None:
 
 
 def trainer_steps(steps: int = 5) -> None:
-    import torch
     from conftest import tiny_init, tiny_model, tiny_samples
 
     golden = json.loads((ROOT / "tests" / "golden" / "trainer-golden.json").read_text())
@@ -79,6 +78,7 @@ def trainer_steps(steps: int = 5) -> None:
 
 def smollm2_forward() -> None:
     import torch
+
     from gatelab_torch.policy import LoraSettings, Policy, Sequence_
 
     home = Path(os.environ.get("GATELAB_HOME") or Path.home() / ".cache" / "gatelab")

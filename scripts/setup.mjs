@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The whole set-up on a fresh clone: `npm run setup`.
 //  1. npm install with ELECTRON_SKIP_BINARY_DOWNLOAD=1, so a blocked Electron
-//     download can never fail the install (npm 11 does not run dependency
-//     install scripts by default anyway; .npmrc skips onnxruntime's CUDA fetch);
+//     download can never fail the install, and ONNXRUNTIME_NODE_INSTALL=skip:
+//     onnxruntime-node's postinstall would fetch CUDA binaries from NuGet, and
+//     GateLab uses only the CPU binary its package carries (npm 11 skips that
+//     script anyway, by package.json's allowScripts; npm 10 does not read it);
 //  2. then try electron's own download (node_modules/electron/install.js),
 //     with a time limit, and say whether a binary is now present;
 //  3. build dist/.
@@ -26,7 +28,7 @@ if (!args.has('--skip-install')) {
   step('npm install (Electron binary download deferred)');
   const install = await run(NPM, ['install'], {
     cwd: repoRoot,
-    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1', ONNXRUNTIME_NODE_INSTALL: 'skip' },
   });
   if (install.code !== 0) {
     console.error(`\nsetup: npm install failed (exit ${install.code}); GateLab cannot run without its dependencies.`);
@@ -35,7 +37,7 @@ if (!args.has('--skip-install')) {
 }
 
 let electron = findElectronBinary();
-let electronNote = '';
+let electronNote;
 if (electron.path !== null) {
   electronNote = 'already present';
 } else if (args.has('--skip-electron')) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm test`: build, then vitest (unit, integration, type-level tests), then
-// Playwright (web: Chromium against browser mode; electron: the window, when
-// an Electron binary exists), then pytest (the Python torch trainer, in the
+// `npm test`: build, then lint (`npm run lint`, counted as one test), then
+// vitest (unit, integration, type-level tests), then Playwright (web:
+// Chromium against browser mode; electron: the window, when an Electron
+// binary exists), then pytest (the Python torch trainer, in the
 // environment `npm run setup:python` made; skipped with a note without it).
 // Each runner writes machine-readable results, and the last line printed is
-// the total over all three: `N passed, N failed`.
+// the total over all of them: `N passed, N failed`.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { electronAvailability, findElectronBinary } from './lib/electronBinary.mjs';
@@ -38,6 +39,13 @@ if (build.code !== 0) {
   totals.notes.push('build: FAILED (no tests were run)');
   finish();
 }
+
+console.log('\n=== Lint (ESLint, Prettier, ruff)');
+// One test: it passes when all four are clean; a failing one's findings are printed here.
+const lint = await run(process.execPath, [join(repoRoot, 'scripts', 'lint.mjs'), '--quiet'], { cwd: repoRoot });
+if (lint.code === 0) totals.passed += 1;
+else totals.failed += 1;
+totals.notes.push(lint.code === 0 ? 'lint: clean' : `lint: FAILED (exit ${lint.code}; its findings are printed under "=== Lint")`);
 
 console.log('\n=== Unit and integration tests (vitest)');
 const vitest = await run(

@@ -21,12 +21,12 @@ describe('LabApi channel lists', () => {
   });
 
   test('the check fails when a channel is extra', () => {
-    const withExtra = [...LAB_METHOD_CHANNELS, 'runs.deleteEverything'] as const;
-    expectTypeOf<ExactChannels<typeof withExtra, typeof labMethods>>().toEqualTypeOf<{
+    type WithExtra = readonly [...typeof LAB_METHOD_CHANNELS, 'runs.deleteEverything'];
+    expectTypeOf<ExactChannels<WithExtra, typeof labMethods>>().toEqualTypeOf<{
       extra: 'runs.deleteEverything';
     }>();
     // @ts-expect-error a list with an extra channel is not `true`
-    expectTypeOf<ExactChannels<typeof withExtra, typeof labMethods>>().toEqualTypeOf<true>();
+    expectTypeOf<ExactChannels<WithExtra, typeof labMethods>>().toEqualTypeOf<true>();
   });
 
   test('the typed API and the handler table cover every method', () => {

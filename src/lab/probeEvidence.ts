@@ -50,7 +50,7 @@ export async function readProbeRound(runDir: string, relative: string): Promise<
   try {
     evidence = evidenceSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new Error(`cannot read the probe evidence ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read the probe evidence ${file}: ${(error as Error).message}`, { cause: error });
   }
   if (evidence.candidate.length !== evidence.serving.length) {
     throw new Error(`${file}: ${evidence.candidate.length} candidate replies but ${evidence.serving.length} serving replies`);

@@ -39,7 +39,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
   try {
     names = (await readdir(recipesDir)).filter((name) => RECIPE_FILE.test(name)).sort();
   } catch (error) {
-    throw new Error(`cannot list the recipes in ${recipesDir}: ${(error as Error).message}`);
+    throw new Error(`cannot list the recipes in ${recipesDir}: ${(error as Error).message}`, { cause: error });
   }
   const choices: RecipeChoice[] = [];
   for (const id of names) {

@@ -46,7 +46,7 @@ export async function readTranscriptFile(runDir: string, event: SessionEvent): P
   try {
     return transcriptFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new Error(`session ${event.session}: cannot read its transcript ${file}: ${(error as Error).message}`);
+    throw new Error(`session ${event.session}: cannot read its transcript ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 

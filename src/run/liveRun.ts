@@ -219,7 +219,7 @@ export class LiveRun {
       gateOnly ? Promise.resolve(undefined) : policy.startEngine({ role: 'serving', placement: placement('serving'), ...engineLog('serving') }),
     ]);
     const probe = started[0].status === 'fulfilled' ? started[0].value : undefined;
-    let serving = started[1].status === 'fulfilled' ? started[1].value : undefined;
+    const serving = started[1].status === 'fulfilled' ? started[1].value : undefined;
     let gateway: Gateway | undefined;
     try {
       for (const s of started) if (s.status === 'rejected') throw s.reason;
@@ -271,7 +271,6 @@ export class LiveRun {
       await gateway?.close().catch(() => undefined);
       await serving?.client.close().catch(() => undefined);
       await probe?.client.close().catch(() => undefined);
-      serving = undefined;
       throw error;
     }
   }

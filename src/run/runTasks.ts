@@ -12,7 +12,7 @@ async function readTaskSet(file: string): Promise<Task[]> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new Error(`cannot read the task file ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read the task file ${file}: ${(error as Error).message}`, { cause: error });
   }
   return parseTaskSet(raw, file).tasks;
 }

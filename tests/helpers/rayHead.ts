@@ -87,7 +87,7 @@ export async function startRayHead(options: { numCpus: number }): Promise<RayHea
     } catch (error) {
       if (tries > 240) {
         await stop();
-        throw new Error(`the Ray head did not answer within 2 minutes: ${(error as Error).message}\n${log.slice(-20).join('\n')}`);
+        throw new Error(`the Ray head did not answer within 2 minutes: ${(error as Error).message}\n${log.slice(-20).join('\n')}`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }

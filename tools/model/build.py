@@ -162,7 +162,7 @@ def main(argv: list[str]) -> None:
     evals = None
     if not a.skip_eval:
         from evaluate import run_eval
-        items = [json.loads(l) for l in open(os.path.join(a.work, "eval.jsonl"))]
+        items = [json.loads(line) for line in open(os.path.join(a.work, "eval.jsonl"))]
         evals = run_eval(cfg, weights, tok, items, seeds=tuple(range(a.eval_seeds)), log=log)
 
     # 6. manifest

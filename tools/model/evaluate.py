@@ -134,7 +134,7 @@ def main(argv: list[str]) -> None:
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
     cfg, w, tok = load_policy(a.model)
-    items = [json.loads(l) for l in open(a.eval)]
+    items = [json.loads(line) for line in open(a.eval)]
     if a.limit:
         items = [it for s in ("homework", "probe") for it in [x for x in items if x["set"] == s][: a.limit]]
     print(json.dumps(run_eval(cfg, w, tok, items, seeds=tuple(range(a.seeds))), indent=1))

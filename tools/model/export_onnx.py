@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from model import Config, base_names, forward, lora_names, module_shape, LORA_MODULES
+from model import LORA_MODULES, Config, base_names, forward, lora_names, module_shape
 
 
 class DecodeGraph(nn.Module):
@@ -41,14 +41,14 @@ def input_names(cfg: Config) -> list[str]:
 def export_decode(cfg: Config, weights: dict, path: str) -> None:
     graph = DecodeGraph(cfg).eval()
     b, s, p, r = 2, 3, 4, 2
-    l, h, dh = cfg.num_hidden_layers, cfg.num_attention_heads, cfg.head_dim
+    layers, h, dh = cfg.num_hidden_layers, cfg.num_attention_heads, cfg.head_dim
     lora = zero_lora(cfg, r)
     args = (
         torch.zeros(b, s, dtype=torch.long),
         torch.arange(p, p + s).unsqueeze(0).expand(b, s).contiguous(),
         torch.ones(b, p + s, dtype=torch.long),
-        torch.zeros(l, b, h, p, dh),
-        torch.zeros(l, b, h, p, dh),
+        torch.zeros(layers, b, h, p, dh),
+        torch.zeros(layers, b, h, p, dh),
         *[weights[n].detach() for n in base_names(cfg)],
         *[lora[n] for n in lora_names(cfg)],
         torch.tensor(2.0),
@@ -81,7 +81,7 @@ def verify_with_ort(cfg: Config, weights: dict, path: str, log=print) -> float:
 
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     g = torch.Generator().manual_seed(0)
-    l, h, dh = cfg.num_hidden_layers, cfg.num_attention_heads, cfg.head_dim
+    layers, h, dh = cfg.num_hidden_layers, cfg.num_attention_heads, cfg.head_dim
     worst = 0.0
     for b, s, p, rank in [(1, 7, 0, 1), (3, 5, 6, 16), (2, 1, 9, 4), (1, 1, 0, 1)]:
         ids = torch.randint(7, cfg.vocab_size, (b, s), generator=g)
@@ -89,10 +89,10 @@ def verify_with_ort(cfg: Config, weights: dict, path: str, log=print) -> float:
         if b > 1:
             am[1, :2] = 0  # left padding in row 1
         pos = (am.cumsum(1) - 1).clamp(min=0)[:, p:]
-        pk = torch.randn(l, b, h, p, dh, generator=g)
-        pv = torch.randn(l, b, h, p, dh, generator=g)
+        pk = torch.randn(layers, b, h, p, dh, generator=g)
+        pv = torch.randn(layers, b, h, p, dh, generator=g)
         lora = {}
-        for i in range(l):
+        for i in range(layers):
             for m in LORA_MODULES:
                 o, n = module_shape(cfg, m)
                 lora[f"lora.{i}.{m}.A"] = torch.randn(rank, n, generator=g) * 0.05

@@ -184,7 +184,7 @@ class Policy(nn.Module):
             elif name == "model.embed_tokens.weight":
                 t = torch.randn(cfg.vocab_size, cfg.hidden_size, generator=gen) * std
             else:
-                i, m = int(name.split(".")[2]), name.split(".")[-2].replace("_proj", "")
+                m = name.split(".")[-2].replace("_proj", "")
                 out_f, in_f = module_shape(cfg, m)
                 t = torch.randn(out_f, in_f, generator=gen) * (out_std if m in ("o", "down") else std)
             self.params.append(nn.Parameter(t))

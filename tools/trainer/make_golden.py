@@ -215,7 +215,8 @@ def main() -> None:
     after_steps = run_optimizer(base, lora, scale, samples)
 
     golden = {
-        "about": "Trainer golden vectors: written by tools/trainer/make_golden.py with the torch-autograd reference (tools/trainer/reference.py). float64.",
+        "about": "Trainer golden vectors: written by tools/trainer/make_golden.py "
+                 "with the torch-autograd reference (tools/trainer/reference.py). float64.",
         "seed": SEED,
         "config": TINY_CONFIG,
         "lora": {"rank": RANK, "alpha": ALPHA, "scale": scale, "targets": list(MODULES)},
@@ -250,7 +251,8 @@ def main() -> None:
     (OUT / "tiny-config.json").write_text(json.dumps(TINY_CONFIG, indent=2) + "\n")
     export(TINY_CONFIG, OUT / "grad-tiny-f64.onnx", torch.float64)
     export(TINY_CONFIG, OUT / "grad-tiny-f32.onnx", torch.float32)
-    print(f"loss {float(loss):.6f} pg {float(parts['pg']):.6f} opd {float(parts['opd']):.6f} kl {float(parts['kl']):.6f} tokens {parts['tokens']}")
+    print(f"loss {float(loss):.6f} pg {float(parts['pg']):.6f} opd {float(parts['opd']):.6f} "
+          f"kl {float(parts['kl']):.6f} tokens {parts['tokens']}")
     print(f"wrote {OUT}")
 
 

@@ -33,9 +33,8 @@ export function AwaitingMenu() {
       document.removeEventListener('mousedown', onClick);
     };
   }, [open]);
-  useEffect(() => {
-    if (view.total === 0) setOpen(false);
-  }, [view.total]);
+  // Emptied while open: closed now (set during render, so a returning candidate never finds it open).
+  if (view.total === 0 && open) setOpen(false);
   if (view.total === 0) return null;
   const label = `${view.total} candidate${view.total === 1 ? '' : 's'} await${view.total === 1 ? 's' : ''} your decision`;
   return (

@@ -57,12 +57,17 @@ export function MarkerLayer({ markers, onRows }: { markers: readonly ChartMarker
     const layout = placeMarkerLabels(boxes, EDGE, width - EDGE);
     return layout.map((label, i) => ({ ...label, marker: markers[i]!, lineX: boxes[i]!.lineX, width: Math.min(boxes[i]!.width, width - 2 * EDGE) }));
   }, [markers, scale, plot, width, measured]);
+  // After every render on purpose (no dependency list): it measures what the browser drew, and
+  // settles once no label's width moves by more than half a pixel.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
   useLayoutEffect(() => {
     const changed = new Map<string, number>();
     for (const marker of markers) {
       const drawn = texts.current.get(marker.key)?.getComputedTextLength();
       if (drawn !== undefined && drawn > 0 && Math.abs((measured.get(marker.label) ?? -1) - drawn) > 0.5) changed.set(marker.label, drawn);
     }
+    // Measuring the DOM before paint is what a layout effect that sets state is for.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     if (changed.size > 0) setMeasured((before) => new Map([...before, ...changed]));
   });
   const rows = labelRows(placed);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { YRange, Zoom } from '../lib/chartData';
 
 /** A whole number typed into a field, or null. */
@@ -36,11 +36,13 @@ export function RangeControl({
   const max = yRange?.max ?? 1;
   const [draft, setDraft] = useState({ from: String(from), to: String(to), min: asPercent(min), max: asPercent(max) });
   const [problem, setProblem] = useState<string | null>(null);
-  // What the chart shows changed (a drag, Reset, another run): the fields follow it.
-  useEffect(() => {
+  // What the chart shows changed (a drag, Reset, another run): the fields follow it, in the same render.
+  const [shown, setShown] = useState({ from, to, min, max });
+  if (shown.from !== from || shown.to !== to || shown.min !== min || shown.max !== max) {
+    setShown({ from, to, min, max });
     setDraft({ from: String(from), to: String(to), min: asPercent(min), max: asPercent(max) });
     setProblem(null);
-  }, [from, to, min, max]);
+  }
 
   const typeSessions = (next: { from: string; to: string }) => {
     setDraft((d) => ({ ...d, ...next }));

@@ -58,7 +58,7 @@ export async function embeddedBaseSha256(modelDir: string): Promise<string> {
   try {
     manifest = modelManifestSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new Error(`no usable embedded policy at ${modelDir}: ${(error as Error).message}`);
+    throw new Error(`no usable embedded policy at ${modelDir}: ${(error as Error).message}`, { cause: error });
   }
   const sha = manifest.files['base.safetensors']?.sha256;
   if (!sha) throw new Error(`${file} lists no base.safetensors`);

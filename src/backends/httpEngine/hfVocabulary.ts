@@ -55,7 +55,7 @@ export async function hfVocabulary(modelDir: string, vocabSize: number): Promise
   try {
     parsed = tokenizerJsonSchema.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
-    throw new Error(`cannot read the tokenizer of ${modelDir}: ${(error as Error).message}`);
+    throw new Error(`cannot read the tokenizer of ${modelDir}: ${(error as Error).message}`, { cause: error });
   }
   if (parsed.decoder?.type !== 'ByteLevel') {
     throw new Error(`${file}: decoder ${JSON.stringify(parsed.decoder?.type ?? null)} is not byte-level BPE, the only kind GateLab reads`);

@@ -270,7 +270,7 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
   }
 
   async health(): Promise<EngineHealth> {
-    let ok = false;
+    let ok: boolean;
     try {
       await this.options.server.ready();
       const response = await fetch(`${this.options.endpoint.baseUrl}/health`, { signal: AbortSignal.timeout(10_000) });

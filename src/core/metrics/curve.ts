@@ -3,7 +3,7 @@
 // from the verdict on the session's first reply; the rest (accept_cum and the
 // rolling rates) are derived from the sessions before it.
 
-import { hasMarker, isStyleClean, type Verdict } from '../judge/criterion';
+import { hasMarker, type Verdict } from '../judge/criterion';
 
 /** Reef's curve.csv columns, in Reef's order. */
 export const CURVE_COLUMNS = [

@@ -34,7 +34,7 @@ export function annotatedSteps(solution: string): Step[] {
   for (const m of solution.matchAll(/<<([^=<>]+)=([^<>]+)>>/g)) {
     const expr = (m[1] ?? '').trim();
     const stated = Number((m[2] ?? '').replaceAll(',', ''));
-    let result = stated;
+    let result: number;
     try {
       result = evaluate(expr);
     } catch {

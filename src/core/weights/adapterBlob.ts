@@ -36,7 +36,7 @@ export async function verifyAdapterBlob(adapter: AdapterRef): Promise<void> {
   try {
     actual = await sha256OfFile(adapter.path);
   } catch (error) {
-    throw new Error(`adapter ${adapter.version}: cannot read ${adapter.path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`adapter ${adapter.version}: cannot read ${adapter.path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   if (actual !== adapter.sha256) {
     throw new Error(`adapter ${adapter.version}: ${adapter.path} hashes to ${actual}, the pointer says ${adapter.sha256}`);

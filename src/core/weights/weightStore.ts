@@ -140,7 +140,7 @@ export class WeightStore {
     try {
       raw = JSON.parse(await readFile(manifestPath, 'utf8'));
     } catch (error) {
-      throw new Error(`version ${version}: cannot read ${manifestPath}: ${(error as Error).message}`);
+      throw new Error(`version ${version}: cannot read ${manifestPath}: ${(error as Error).message}`, { cause: error });
     }
     const manifest = candidateManifestSchema.parse(raw);
     if (manifest.version !== version) throw new Error(`version ${version}: its manifest names ${manifest.version}`);

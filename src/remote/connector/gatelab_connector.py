@@ -67,7 +67,7 @@ class WebSocketClient:
         if " 101 " not in lines[0] + " ":
             raise ConnectionError("the lab refused the connection: %s" % lines[0])
         expected = base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
-        headers = dict(l.split(":", 1) for l in lines[1:] if ":" in l)
+        headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
         accept = {k.strip().lower(): v.strip() for k, v in headers.items()}.get("sec-websocket-accept")
         if accept != expected:
             raise ConnectionError("bad Sec-WebSocket-Accept from the lab")

@@ -4,7 +4,10 @@ candidate and its checkpoint into its store exactly as the protocol's layout
 says, with made-up bytes, and on restore checks that the version it is asked
 for arrived whole. FAKE_TRAINER_LIE=blob makes it claim a sha256 its blob
 does not have; =checkpoint damages a checkpoint file after listing it."""
-import hashlib, json, os, sys, time
+import hashlib
+import json
+import os
+import sys
 
 LIE = os.environ.get("FAKE_TRAINER_LIE", "")
 state = {"store": None, "base": None, "step": 0}

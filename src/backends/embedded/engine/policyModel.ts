@@ -76,7 +76,7 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
   try {
     manifestJson = JSON.parse(await readFile(manifestPath, 'utf8'));
   } catch (error) {
-    throw new Error(`${manifestPath}: ${(error as Error).message}`);
+    throw new Error(`${manifestPath}: ${(error as Error).message}`, { cause: error });
   }
   const manifest = ManifestSchema.safeParse(manifestJson);
   if (!manifest.success) throw new Error(`${manifestPath}: ${manifest.error.message}`);

@@ -58,7 +58,8 @@ def convert(gguf: Path, out: Path) -> None:
     fresh.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     write_classic_rope_theta(out / "config.json")
-    print(f"converted {gguf.name}: {sum(p.numel() for p in fresh.parameters())} parameters, logits identical on a {ids.shape[1]}-token prompt", file=sys.stderr)
+    print(f"converted {gguf.name}: {sum(p.numel() for p in fresh.parameters())} parameters, "
+          f"logits identical on a {ids.shape[1]}-token prompt", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -143,7 +143,8 @@ class Policy:
         return hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
 
     def _logp(self, hidden: torch.Tensor, temperature: float) -> torch.Tensor:
-        """[n, V] float32 log_softmax(logits / T); a bf16 base's vocabulary projection runs in fp32, as the engine's log-probs."""
+        """[n, V] float32 log_softmax(logits / T); a bf16 base's vocabulary projection runs in fp32,
+        as the engine's log-probs."""
         head = self.causal_lm.get_output_embeddings()
         if hidden.dtype == torch.float32:
             logits = head(hidden)

@@ -160,10 +160,12 @@ class LoraTrainer:
             except ValueError as error:
                 raise bad_input(f"sample {i} (session {s.session_id}, turn {s.turn}): messages {error}") from error
             if any(v >= self.policy.vocab_size for v in prompt):
-                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): promptIds has a token id >= the model's vocabulary size {self.policy.vocab_size}")
+                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): promptIds has a token id "
+                                f">= the model's vocabulary size {self.policy.vocab_size}")
             longest = max(len(prompt), len(teacher or [])) + len(s.response_ids)
             if self.policy.max_positions is not None and longest > self.policy.max_positions:
-                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): responseIds make a sequence of {longest} tokens, "
+                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): "
+                                f"responseIds make a sequence of {longest} tokens, "
                                 f"past the model's max_position_embeddings {self.policy.max_positions}")
             out.append(Prepared(s, prompt, teacher))
         if problems:
@@ -216,7 +218,8 @@ class LoraTrainer:
         if not math.isfinite(loss) or not math.isfinite(grad_norm):
             for p in params:
                 p.grad = None
-            raise TrainerError("step_refused", f"non-finite {'loss' if not math.isfinite(loss) else 'gradient'} ({loss}, grad norm {grad_norm}): the adapter is unchanged, nothing stored")
+            raise TrainerError("step_refused", f"non-finite {'loss' if not math.isfinite(loss) else 'gradient'} "
+                                               f"({loss}, grad norm {grad_norm}): the adapter is unchanged, nothing stored")
         before = [p.detach().clone() for p in params]
         saved_optimizer = copy.deepcopy(self.optimizer.state_dict())
         for g in self.optimizer.param_groups:
@@ -372,7 +375,8 @@ class TorchTrainer:
             t.reset(seed, REWARD_INVERTED_LR)
         else:
             if self.bad_rounds is None or self.bad_rounds["seed"] != seed or self.bad_rounds["round"] != round_ - 1:
-                raise bad_request(f"reward-inverted: round {round_} does not follow round {0 if self.bad_rounds is None else self.bad_rounds['round']} of this injection")
+                raise bad_request(f"reward-inverted: round {round_} does not follow round "
+                                  f"{0 if self.bad_rounds is None else self.bad_rounds['round']} of this injection")
             t.load_state(self.bad_rounds["state"])
         report = t.step(params["samples"], REWARD_INVERTED_LR, BAD_OBJECTIVE)
         if round_ < rounds:

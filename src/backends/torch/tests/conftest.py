@@ -82,7 +82,8 @@ def tiny_init(tiny_dir: Path, store: Path, **over) -> dict:
 
 
 def tiny_samples(golden: dict) -> list[dict]:
-    """The golden samples as protocol samples: RL-only turns and one OPD turn whose teacher comes as teacherTopLogprobs."""
+    """The golden samples as protocol samples: RL-only turns and one OPD turn whose teacher comes
+    as teacherTopLogprobs."""
     out = []
     for s, fb in zip(golden["samples"], golden["expected"]["frozenBase"]):
         sample = json.loads(json.dumps({k: v for k, v in s.items() if k != "hintedPromptIds"}))  # a deep copy: tests mutate it

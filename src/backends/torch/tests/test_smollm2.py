@@ -4,7 +4,6 @@ itself with their recorded log-probs and top-K (as an engine records them)."""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from gatelab_torch.distributed import Group

@@ -12,7 +12,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import tiny_init, tiny_samples, tiny_model
+from conftest import tiny_init, tiny_model, tiny_samples
 from worker_client import WorkerClient
 
 LR = 0.01

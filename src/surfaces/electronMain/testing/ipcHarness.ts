@@ -49,6 +49,8 @@ export function createIpcHarness() {
         try {
           return structuredClone(await handler(event, ...structuredClone(args)));
         } catch (error) {
+          // Electron's IPC hands the renderer only the message, never the cause; the harness does the same.
+          // eslint-disable-next-line preserve-caught-error
           throw new Error(`Error invoking remote method '${channel}': ${String(error)}`);
         }
       },
