@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TORCH_DIR = ROOT / "electron" / "workers" / "torch"
+TORCH_DIR = ROOT / "src" / "backends" / "torch"
 sys.path[:0] = [str(TORCH_DIR), str(TORCH_DIR / "tests")]
 
 
