@@ -9,7 +9,7 @@ import type { Recipe, WorkerDevice } from '../../core/recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workerRegistry';
 import type { HostGpus } from './hostGpus';
 import type { WorkerLauncher } from '../workerProcess';
-import type { RemoteServerHost } from '../../remote/remoteServerHost';
+import type { RemoteServerHost } from '../serverProcess';
 
 export type RoleName = keyof Recipe['devices'];
 

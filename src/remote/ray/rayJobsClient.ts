@@ -2,13 +2,15 @@
  * A client of Ray's job submission REST API (the dashboard's documented
  * `/api/jobs/` endpoints), from the Node main process: no Python on the
  * desktop's side. Submit (entrypoint, resources, runtime_env,
- * submission_id), status, logs, stop, delete. Every answer is validated.
+ * submission_id), status, the log as it grows (the tail endpoint, a
+ * WebSocket), stop. Every answer is validated.
  *
- * Written on node:http because the API is four small JSON calls; Ray's own
- * clients (the Python SDK, the CLI) make the same calls.
+ * Written on node:http and ws because the API is a few small JSON calls and
+ * one stream; Ray's own clients (the Python SDK, the CLI) make the same calls.
  */
 import http from 'node:http';
 import https from 'node:https';
+import WebSocket from 'ws';
 import { z } from 'zod';
 
 /** Ray's JobStatus; the last three are terminal. */
@@ -20,7 +22,7 @@ export type RayJobSubmission = {
   /** The shell command Ray runs (Ray runs it through a shell: quote every argument, see shellQuote.ts). */
   readonly entrypoint: string;
   readonly submissionId: string;
-  readonly runtimeEnv?: { readonly env_vars?: Readonly<Record<string, string>>; readonly [key: string]: unknown };
+  readonly runtimeEnv?: { readonly env_vars?: Readonly<Record<string, string>>; readonly pip?: readonly string[] };
   readonly metadata?: Readonly<Record<string, string>>;
   readonly numCpus?: number;
   readonly numGpus?: number;
@@ -37,9 +39,7 @@ const jobInfoSchema = z.object({
   error_type: z.string().nullable().optional(),
 });
 export type RayJobInfo = z.infer<typeof jobInfoSchema>;
-const logsResponseSchema = z.object({ logs: z.string() });
 const stopResponseSchema = z.object({ stopped: z.boolean() });
-const deleteResponseSchema = z.object({ deleted: z.boolean() });
 const versionResponseSchema = z.object({ version: z.string(), ray_version: z.string() });
 
 /** A call the API refused or could not answer, with its HTTP status (0: no answer). */
@@ -92,9 +92,21 @@ export class RayJobsClient {
     return jobInfoSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}`));
   }
 
-  /** The job's whole log so far (the driver's stdout and stderr). */
-  async logs(submissionId: string): Promise<string> {
-    return logsResponseSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}/logs`)).logs;
+  /**
+   * Follows the job's log (the driver's stdout and stderr) from its start:
+   * each piece as it is written. Resolves when Ray closes the stream — the
+   * job has ended, or the dashboard dropped it — and the status says which.
+   */
+  tailLogs(submissionId: string, onText: (text: string) => void): Promise<void> {
+    const url = new URL(`api/jobs/${encodeURIComponent(submissionId)}/logs/tail`, this.base.href.endsWith('/') ? this.base.href : `${this.base.href}/`);
+    url.protocol = this.base.protocol === 'https:' ? 'wss:' : 'ws:';
+    return new Promise<void>((resolve, reject) => {
+      const socket = new WebSocket(url);
+      socket.on('message', (data: Buffer) => onText(data.toString('utf8')));
+      socket.on('unexpected-response', (_req, res) => reject(new RayApiError(res.statusCode ?? 0, `the log of ${submissionId}: HTTP ${res.statusCode}`)));
+      socket.on('error', (error) => reject(new RayApiError(0, `the log of ${submissionId}: ${error.message}`)));
+      socket.on('close', () => resolve());
+    });
   }
 
   /** Asks Ray to stop the job (SIGTERM to its process group, then SIGKILL); false when it had already ended. */
@@ -102,12 +114,7 @@ export class RayJobsClient {
     return stopResponseSchema.parse(await this.request('POST', `/api/jobs/${encodeURIComponent(submissionId)}/stop`)).stopped;
   }
 
-  /** Removes a terminal job's record and logs from the cluster. */
-  async delete(submissionId: string): Promise<boolean> {
-    return deleteResponseSchema.parse(await this.request('DELETE', `/api/jobs/${encodeURIComponent(submissionId)}`)).deleted;
-  }
-
-  private request(method: 'GET' | 'POST' | 'DELETE', pathname: string, body?: unknown): Promise<unknown> {
+  private request(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<unknown> {
     const url = new URL(pathname.replace(/^\//, ''), this.base.href.endsWith('/') ? this.base.href : `${this.base.href}/`);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const transport = url.protocol === 'https:' ? https : http;
