@@ -37,7 +37,7 @@ export type RayJobLaunch = {
   readonly hooks?: () => RemoteCallHooks;
 };
 
-/** How often a job's status is read once its log has ended, until Ray says it is over. */
+/** How long to wait before the log's tail is opened again when it ended while the job runs. */
 const STATUS_POLL_MS = 1000;
 
 export function rayJobLauncher(launch: RayJobLaunch): WorkerLauncher {
@@ -79,17 +79,23 @@ export function submitRayJob(launch: RayJobLaunch, entry: WorkerEntry, options: 
     submitted = true;
     log(`submitted Ray job ${submissionId} to ${client.address}`);
     if (worker.exited) stopJob(); // killed while submitting
+    // The tail may end before the job does (the dashboard dropped it): while the job runs it is opened
+    // again, and what it sends again from the start is skipped.
+    let shown = 0;
     let pending = '';
-    await client.tailLogs(submissionId, (text) => {
-      const lines = (pending + text).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) options.onLog?.(line, 'stderr');
-    });
-    if (pending !== '') options.onLog?.(pending, 'stderr');
-    // The log ends with the job: its status says how (Ray may take a moment to record it).
     for (;;) {
+      let received = 0;
+      await client.tailLogs(submissionId, (text) => {
+        const fresh = text.slice(Math.max(0, shown - received));
+        received += text.length;
+        shown += fresh.length;
+        const lines = (pending + fresh).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) options.onLog?.(line, 'stderr');
+      });
       const info = await client.info(submissionId);
       if (isTerminalStatus(info.status)) {
+        if (pending !== '') options.onLog?.(pending, 'stderr');
         const error = `Ray job ${submissionId} ${info.status}${info.message ? `: ${info.message}` : ''}`;
         return worker.fire({ code: info.driver_exit_code ?? null, signal: null, error });
       }
