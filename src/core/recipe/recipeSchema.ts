@@ -274,7 +274,7 @@ export const runnerSchema = z.union([
     roles: z
       .strictObject({ trainer: rayRoleSchema.optional(), serving: rayRoleSchema.optional(), probe: rayRoleSchema.optional() })
       .refine((roles) => Object.values(roles).some((r) => r !== undefined), { message: 'name at least one role to run on Ray' })
-      .describe('the roles that run as Ray jobs (the others run on this host)'),
+      .describe('the roles that run on Ray, each as the actor of its own job (the others run on this host)'),
     env: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
       .default({})
