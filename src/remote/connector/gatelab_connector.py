@@ -257,8 +257,13 @@ async def bridge(on_start):
                 # The lab is gone: so is the worker (a lost connection is a crash; the lab starts another).
                 await stop(link.worker, port is not None)
             lab = asyncio.ensure_future(lab_then_stop())
-            await asyncio.gather(link.from_worker(link.worker.stdout, "stdout"), link.from_worker(link.worker.stderr, "stderr"))
+            output = asyncio.ensure_future(asyncio.gather(link.from_worker(link.worker.stdout, "stdout"), link.from_worker(link.worker.stderr, "stderr")))
             code = await link.worker.wait()
+            # Its last lines go first; a helper process that inherited its pipes must not hold the exit back.
+            try:
+                await asyncio.wait_for(asyncio.shield(output), 10)
+            except asyncio.TimeoutError:
+                output.cancel()
             await link.send({"type": "exit", "code": code if code >= 0 else None, "signal": signal.Signals(-code).name if code < 0 else None})
             await ws.close()
             lab.cancel()
@@ -299,9 +304,9 @@ def exit_status(code, shutdown_requested):
 def main():
     options = os.environ.get("GATELAB_ACTOR_OPTIONS")
     if options is None:
-        worker = []
-        signal.signal(signal.SIGTERM, lambda *_: [os.kill(pid, signal.SIGTERM) for pid, _scratch in worker])
-        sys.exit(exit_status(*asyncio.run(bridge(lambda pid, scratch: worker.append((pid, scratch))))))
+        role = RoleActor()
+        signal.signal(signal.SIGTERM, lambda *_: role.stop())
+        sys.exit(exit_status(*role.run()))
     import ray
 
     ray.init()  # a job's driver: the job's cluster and runtime_env
