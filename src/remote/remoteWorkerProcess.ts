@@ -165,13 +165,15 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamOpener {
   /** StreamOpener: a connection the tunnel accepted gets its own WebSocket from the connector, joined to the server. */
   async openStream(): Promise<WebSocket> {
     const expected = await this.setup.hub.expect(`${this.setup.name}-stream`);
+    // Bounded, not tied to the launch's exit (one listener per connection would pile up): an ended launch's
+    // streams are dropped by the tunnel, and this expectation lapses.
     const timer = setTimeout(() => expected.cancel('the connector did not open the stream'), STREAM_CONNECT_MS);
-    this.onExit(() => expected.cancel('the launch ended'));
     try {
       this.write({ type: 'open', launch: expected.id, token: expected.token });
       return await expected.connected;
     } finally {
       clearTimeout(timer);
+      expected.cancel('the stream was not opened'); // nothing once it connected
     }
   }
 
