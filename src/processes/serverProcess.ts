@@ -3,7 +3,7 @@
  * started it: on this host a child in its own process group (so stopping it
  * stops the engine's helper processes too), or — recipe `runner: ray` — a Ray
  * job whose connector runs the server on its node and tunnels its port here
- * (src/remote/remoteServerHost.ts). The supervisor sees the same thing
+ * (a RemoteServerHost, below). The supervisor sees the same thing
  * either way: an exit with a reason, and a way to stop it.
  */
 import { spawn } from 'node:child_process';
@@ -39,6 +39,25 @@ export interface ServerProcess {
 }
 
 export type ServerLauncher = (spec: ServerLaunchSpec) => ServerProcess;
+
+/** Where a server on another node has its port in its command line: its launcher picks the port there. */
+export const SERVER_PORT_PLACEHOLDER = '{{GATELAB_SERVER_PORT}}';
+
+/**
+ * An HTTP server role (a vLLM engine) on another machine, as its supervisor
+ * and client see it: a launcher whose command names its port as
+ * SERVER_PORT_PLACEHOLDER, a loopback port on this host that reaches the
+ * current launch's server, and a way to give the server a folder the lab
+ * staged. A runner provides it (recipe `runner: ray`: src/remote/).
+ */
+export interface RemoteServerHost {
+  /** The loopback port on this host that reaches the server (fixed for the host's life). */
+  port(): Promise<number>;
+  readonly launch: ServerLauncher;
+  /** Copies a flat folder the lab staged to the current launch's node; resolves with its path there. */
+  placeFolder(localDir: string): Promise<string>;
+  close(): Promise<void>;
+}
 
 function forward(stream: Readable | null, kind: 'stdout' | 'stderr', onLine: ServerLaunchSpec['onLine']): void {
   if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => onLine(line, kind));

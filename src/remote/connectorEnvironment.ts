@@ -7,15 +7,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SERVER_PORT_PLACEHOLDER } from '../processes/serverProcess';
 import type { WorkerEntry } from '../processes/workerEntry';
 import type { ExpectedWorker } from './controlHub';
+
+/** The packages the connector imports on a node besides Ray (the job's runtime_env installs them; pinned as in requirements.txt). */
+export const CONNECTOR_PACKAGES = ['aiohttp==3.14.5'] as const;
 
 /** The connector's source: it travels in the job's environment, so a node needs no GateLab files to run it. */
 export function connectorSource(): string {
   const candidates = [
-    new URL('./connector/gatelab_connector.py', import.meta.url), // sources: src/remote → src/remote/connector
+    new URL('./connector/gatelab_connector.py', import.meta.url), // sources, and built: dist/remote → dist/remote/connector
     new URL('../workers/gatelab_connector.py', import.meta.url), // built: dist/<part>/x.js → dist/workers
-    new URL('./connector/gatelab_connector.py', import.meta.url), // built, run from the repository
   ];
   for (const candidate of candidates) {
     try {
@@ -28,7 +31,7 @@ export function connectorSource(): string {
 }
 
 /** The command a worker entry runs on a node: always JSON lines on stdin/stdout (the connector bridges them). */
-export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string, string> } {
+function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string, string> } {
   switch (entry.kind) {
     case 'node':
     case 'process':
@@ -46,13 +49,10 @@ export function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record
 // Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
 export const CONNECTOR_BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
 
-/** Where a server worker's command names the port the connector picks on its node (gatelab_connector.py). */
-export const SERVER_PORT_PLACEHOLDER = '{{GATELAB_SERVER_PORT}}';
-
 /**
  * The connector's environment for one launch of `entry`; `env` is added to
- * the worker's. `server`: the worker is a TCP server whose argv names its
- * port as SERVER_PORT_PLACEHOLDER (bridgeMessages.ts, server mode).
+ * the worker's. `server`: the worker is an HTTP server whose argv names its
+ * port as SERVER_PORT_PLACEHOLDER.
  */
 export function connectorEnvironment(
   expected: Pick<ExpectedWorker, 'url' | 'token'>,

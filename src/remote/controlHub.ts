@@ -1,6 +1,6 @@
 /**
  * The lab's control endpoint for remote workers: a WebSocket server that a
- * worker on another machine (GateLab's connector inside a Ray job) connects
+ * worker on another machine (GateLab's connector, a Ray job's actor) connects
  * back to. Loopback by default; a real cluster binds an address its nodes can
  * reach (recipe `runner.control`).
  *
@@ -44,7 +44,8 @@ export class ControlHub {
   private readonly server = http.createServer((_req, res) => {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('GateLab control endpoint: WebSocket only\n');
   });
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  // A file crosses as one message (connectorMessages.ts): a trainer's checkpoint may be hundreds of MiB.
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 2 ** 31 - 1 });
   private readonly waiting = new Map<string, Waiting>();
   private listening: Promise<AddressInfo> | undefined;
   private next = 1;

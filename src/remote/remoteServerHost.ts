@@ -1,11 +1,9 @@
 /**
- * An HTTP server role (a vLLM engine) on another machine, as its supervisor
- * and client see it: a launcher whose every launch is a connector
- * in server mode (a Ray job, or a local connector in tests), a loopback port
- * on this host that reaches the current launch's server through the
- * connector's tunnel (loopbackTunnel.ts), and a way to give the server a
- * folder the lab staged — uploaded by content (put + sha256) into the
- * launch's scratch folder, never by a path the node cannot see.
+ * A RemoteServerHost (serverProcess.ts) whose every launch is a connector in
+ * server mode (a Ray job, or a local connector in tests): a loopback port on
+ * this host that reaches the current launch's server (loopbackTunnel.ts),
+ * and folders the lab staged uploaded by content into the launch's scratch
+ * folder, never by a path the node cannot see.
  *
  * One host per engine: the port stays the same across restarts (each launch
  * attaches to the same tunnel), so the client's URL never changes; a folder
@@ -16,19 +14,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LaunchOptions } from '../processes/workerProcess';
 import type { WorkerEntry } from '../processes/workerEntry';
-import type { ServerLauncher } from '../processes/serverProcess';
+import type { RemoteServerHost } from '../processes/serverProcess';
 import { LoopbackTunnel } from './loopbackTunnel';
 import type { RemoteWorkerProcess } from './remoteWorkerProcess';
-
-export interface RemoteServerHost {
-  /** The loopback port on this host that reaches the server (fixed for the host's life). */
-  port(): Promise<number>;
-  /** Starts one launch; the argv names the server's port as SERVER_PORT_PLACEHOLDER. */
-  readonly launch: ServerLauncher;
-  /** Uploads a flat folder the lab staged to the current launch's node; resolves with its path there. */
-  placeFolder(localDir: string): Promise<string>;
-  close(): Promise<void>;
-}
 
 /** Starts one connector in server mode for `entry`, its streams on `tunnel` (submitRayJob, or a local connector in tests). */
 export type ServerConnectorStart = (entry: WorkerEntry, options: LaunchOptions, tunnel: LoopbackTunnel) => RemoteWorkerProcess;
@@ -49,7 +37,7 @@ export function remoteServerHost(start: ServerConnectorStart): RemoteServerHost 
       });
       return {
         pid: undefined,
-        ...(worker.label !== undefined ? { label: worker.label } : {}),
+        label: worker.label,
         exited,
         get running() {
           return !worker.exited;

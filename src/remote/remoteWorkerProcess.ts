@@ -1,6 +1,6 @@
 /**
  * A worker process on another machine, seen through its connector's
- * WebSocket (bridgeMessages.ts) as the supervisor sees any worker: a
+ * WebSocket (connectorMessages.ts) as the supervisor sees any worker: a
  * WorkerProcess. Requests go out in order; the worker's answers come back
  * validated by the same WorkerConnection as a local worker's, so bad input
  * gets the same errors. A lost connection is an exit — a crash the
@@ -11,17 +11,17 @@
  * content before the call goes out or its answer is delivered
  * (trainerWeightSync.ts): nothing relies on a shared filesystem.
  *
- * A server worker (an HTTP engine, the connector's `server` mode) answers no
- * RPC: with a `tunnel`, its connection carries the TCP streams that the
- * tunnel's loopback port accepts (loopbackTunnel.ts) to the server's port on
- * its node.
+ * A server worker (an HTTP engine) answers no RPC: with a `tunnel`, each
+ * connection the tunnel accepts becomes one more WebSocket from the
+ * connector, joined to the server's port on its node (loopbackTunnel.ts).
  */
 import { createHash } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { ExitSignal, type LaunchOptions, type WorkerExit, type WorkerProcess } from '../processes/workerProcess';
 import { WorkerMessageSchema, type RequestMessage } from '../processes/workerMessages';
-import { CHUNK_BYTES, connectorMessageSchema, type LabMessage } from './bridgeMessages';
-import type { LoopbackTunnel, StreamCarrier } from './loopbackTunnel';
+import type { ControlHub } from './controlHub';
+import { connectorMessageSchema, fileHeaderSchema, fileMessage, splitFileMessage, type LabMessage } from './connectorMessages';
+import type { LoopbackTunnel, StreamOpener } from './loopbackTunnel';
 
 /** The remote side's scratch folder, by content. */
 export interface RemoteFiles {
@@ -40,19 +40,33 @@ export interface RemoteCallHooks {
   result(request: RequestMessage, result: unknown, files: RemoteFiles): Promise<unknown>;
 }
 
-type Transfer = {
-  readonly resolve: (bytes: Buffer) => void;
-  readonly reject: (error: Error) => void;
-  readonly chunks: Buffer[];
+export type RemoteWorkerSetup = {
+  readonly name: string;
+  readonly options: LaunchOptions;
+  readonly hooks?: RemoteCallHooks | undefined;
+  /** Where it runs, for the workers panel (`ray job …`). */
+  readonly label: string;
+  /** Asked to end the remote side (stop its job); the exit follows from the socket or the job's status. */
+  readonly terminate: (signal: 'SIGTERM' | 'SIGKILL') => void;
+  /** The control endpoint: a server's streams connect to it too. */
+  readonly hub: ControlHub;
+  /** A server worker: the tunnel its streams belong to (attached once the connector has said hello). */
+  readonly tunnel?: LoopbackTunnel | undefined;
 };
 
-export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
+type Transfer = { readonly resolve: (bytes: Buffer) => void; readonly reject: (error: Error) => void };
+
+/** How long a stream's connection from the connector may take before the lab gives up on it. */
+const STREAM_CONNECT_MS = 30_000;
+
+export class RemoteWorkerProcess implements WorkerProcess, StreamOpener {
   readonly pid = undefined;
+  readonly label: string;
   private readonly exitSignal = new ExitSignal();
   private readonly listeners: Array<(message: unknown) => void> = [];
   private socket: WebSocket | undefined;
   private scratchDir: string | undefined;
-  private hello: Promise<void>;
+  private readonly hello: Promise<void>;
   private helloReceived!: () => void;
   /** Outgoing requests, in order (a hook may take time; order must hold). */
   private outgoing: Promise<void> = Promise.resolve();
@@ -62,16 +76,8 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
   private readonly transfers = new Map<number, Transfer>();
   private nextRef = 1;
 
-  constructor(
-    private readonly name: string,
-    private readonly options: LaunchOptions,
-    private readonly hooks: RemoteCallHooks | undefined,
-    readonly label: string,
-    /** Asked to end the remote side (stop its job); the exit follows from the socket or the job's status. */
-    private readonly terminate: (signal: 'SIGTERM' | 'SIGKILL') => void,
-    /** A server worker: the tunnel its streams belong to (attached once the connector reports the server's port). */
-    private readonly tunnel?: LoopbackTunnel,
-  ) {
+  constructor(private readonly setup: RemoteWorkerSetup) {
+    this.label = setup.label;
     this.hello = new Promise<void>((resolve) => {
       this.helloReceived = resolve;
     });
@@ -84,28 +90,28 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
       return;
     }
     this.socket = socket;
-    socket.on('message', (data, isBinary) => {
-      if (isBinary) return this.log(`[${this.name}] ignoring a binary frame`);
-      let raw: unknown;
+    socket.on('message', (data: Buffer, isBinary) => {
       try {
-        raw = JSON.parse(data.toString());
-      } catch {
-        return this.log(`[${this.name}] ignoring a frame that is not JSON`);
+        if (isBinary) this.receiveFile(data);
+        else this.receive(JSON.parse(data.toString()));
+      } catch (error) {
+        this.log(`ignoring a message from the connector: ${(error as Error).message}`);
       }
-      this.receive(raw);
     });
     socket.on('close', (code, reason) => {
-      this.failTransfers(`the connection to ${this.label} closed`);
       this.fire({ code: null, signal: null, error: `the connection to ${this.label} was lost (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''})` });
     });
-    socket.on('error', (error) => this.log(`[${this.name}] connection: ${error.message}`));
+    socket.on('error', (error) => this.log(`connection: ${error.message}`));
   }
 
   /** The launch ended without (or after) a connection: the remote job's status says why. */
   fire(exit: WorkerExit): void {
     if (this.exitSignal.fired) return;
-    this.failTransfers(exit.error ?? 'the worker exited');
-    this.tunnel?.detach(this);
+    for (const [ref, transfer] of this.transfers) {
+      this.transfers.delete(ref);
+      transfer.reject(new Error(exit.error ?? 'the worker exited'));
+    }
+    this.setup.tunnel?.detach(this);
     this.exitSignal.fire(exit);
     if (this.socket && this.socket.readyState === this.socket.OPEN) this.socket.close(1000, 'the worker is gone');
   }
@@ -115,25 +121,20 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
   }
 
   send(message: RequestMessage): void {
-    if (this.exitSignal.fired) throw new Error(`worker ${this.name} has exited`);
+    if (this.exitSignal.fired) throw new Error(`worker ${this.setup.name} has exited`);
     this.requests.set(message.id, message);
     this.outgoing = this.outgoing.then(async () => {
       await this.hello;
       let out = message;
-      if (this.hooks) {
-        try {
-          out = await this.hooks.request(message, this.files());
-        } catch (error) {
-          this.requests.delete(message.id);
-          this.deliver({ id: message.id, error: { code: 'transfer_failed', message: `${message.method}: ${(error as Error).message}` } });
-          return;
-        }
+      try {
+        if (this.setup.hooks) out = await this.setup.hooks.request(message, this.files());
+      } catch (error) {
+        return this.answerWithError(message, 'transfer_failed', error);
       }
       try {
         this.write({ type: 'request', message: out });
       } catch (error) {
-        this.requests.delete(message.id);
-        this.deliver({ id: message.id, error: { code: 'not_running', message: `${message.method}: ${(error as Error).message}` } });
+        this.answerWithError(message, 'not_running', error);
       }
     });
   }
@@ -148,104 +149,88 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
 
   kill(signal: 'SIGTERM' | 'SIGKILL'): void {
     if (this.exitSignal.fired) return;
-    this.terminate(signal);
+    this.setup.terminate(signal);
     // SIGKILL means now: the connection is dropped, whatever the job does.
     if (signal === 'SIGKILL') this.socket?.terminate();
   }
 
   /** The remote scratch folder once the connector has said hello (rejects if the worker ends first). */
   async remoteFiles(): Promise<RemoteFiles> {
-    const ended = new Promise<never>((_resolve, reject) => this.onExit((exit) => reject(new Error(exit.error ?? `worker ${this.name} exited`))));
+    const ended = new Promise<never>((_resolve, reject) => this.onExit((exit) => reject(new Error(exit.error ?? `worker ${this.setup.name} exited`))));
     ended.catch(() => undefined);
     await Promise.race([this.hello, ended]);
     return this.files();
   }
 
-  /** StreamCarrier: a connection the tunnel accepted. */
-  openStream(stream: number): void {
-    this.write({ type: 'open', stream });
-  }
-
-  streamData(stream: number, bytes: Buffer): void {
-    this.write({ type: 'data', stream, data: bytes.toString('base64') });
-  }
-
-  closeStream(stream: number): void {
-    this.write({ type: 'close', stream });
+  /** StreamOpener: a connection the tunnel accepted gets its own WebSocket from the connector, joined to the server. */
+  async openStream(): Promise<WebSocket> {
+    const expected = await this.setup.hub.expect(`${this.setup.name}-stream`);
+    // Bounded, not tied to the launch's exit (one listener per connection would pile up): an ended launch's
+    // streams are dropped by the tunnel, and this expectation lapses.
+    const timer = setTimeout(() => expected.cancel('the connector did not open the stream'), STREAM_CONNECT_MS);
+    try {
+      this.write({ type: 'open', launch: expected.id, token: expected.token });
+      return await expected.connected;
+    } finally {
+      clearTimeout(timer);
+      expected.cancel('the stream was not opened'); // nothing once it connected
+    }
   }
 
   private files(): RemoteFiles {
     const scratch = this.scratchDir;
     if (scratch === undefined) throw new Error('the connector has not said hello');
+    const transfer = (message: (ref: number) => string | Buffer) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const ref = this.nextRef++;
+        this.transfers.set(ref, { resolve, reject });
+        try {
+          this.sendRaw(message(ref));
+        } catch (error) {
+          this.transfers.delete(ref);
+          reject(error as Error);
+        }
+      });
     return {
       scratch,
-      read: (path) =>
-        new Promise<Buffer>((resolve, reject) => {
-          const ref = this.nextRef++;
-          this.transfers.set(ref, { resolve, reject, chunks: [] });
-          this.write({ type: 'read', ref, path });
-        }),
-      put: (path, bytes) =>
-        new Promise<void>((resolve, reject) => {
-          const ref = this.nextRef++;
-          this.transfers.set(ref, { resolve: () => resolve(), reject, chunks: [] });
-          const sha256 = createHash('sha256').update(bytes).digest('hex');
-          const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-          for (let at = 0; ; at += CHUNK_BYTES) {
-            const last = at + CHUNK_BYTES >= buffer.byteLength;
-            const data = buffer.subarray(at, at + CHUNK_BYTES).toString('base64');
-            this.write(last ? { type: 'put', ref, path, data, last, sha256 } : { type: 'put', ref, path, data, last });
-            if (last) break;
-          }
-        }),
+      read: (path) => transfer((ref) => JSON.stringify({ type: 'read', ref, path } satisfies LabMessage)),
+      put: async (path, bytes) => {
+        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        await transfer((ref) => fileMessage({ type: 'put', ref, path, sha256 }, bytes));
+      },
     };
   }
 
+  private receiveFile(data: Buffer): void {
+    const { header, bytes } = splitFileMessage(data);
+    const { ref, sha256 } = fileHeaderSchema.parse(header);
+    const transfer = this.transfers.get(ref);
+    if (!transfer) return;
+    this.transfers.delete(ref);
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (sha256 !== actual) transfer.reject(new Error(`a file arrived with sha256 ${actual}, the sender's was ${sha256}`));
+    else transfer.resolve(bytes);
+  }
+
   private receive(raw: unknown): void {
-    const parsed = connectorMessageSchema.safeParse(raw);
-    if (!parsed.success) return this.log(`[${this.name}] unreadable connector message: ${JSON.stringify(raw).slice(0, 200)}`);
-    const message = parsed.data;
+    const message = connectorMessageSchema.parse(raw);
     switch (message.type) {
       case 'hello':
         this.scratchDir = message.scratch;
-        this.log(`[${this.name}] connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}${message.port !== undefined ? `, server port ${message.port} there` : ''}`);
-        if (this.tunnel) {
-          // Fail closed: a server launch whose connector names no server port has nothing to carry.
-          if (message.port === undefined) return this.fire({ code: null, signal: null, error: `${this.label}: the connector reported no server port` });
-          this.tunnel.attach(this);
-        }
+        this.log(`connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}${message.port !== undefined ? `, server port ${message.port} there` : ''}`);
+        this.setup.tunnel?.attach(this);
         this.helloReceived();
         return;
-      case 'data':
-        return this.tunnel?.received(this, message.stream, Buffer.from(message.data, 'base64'));
-      case 'close':
-        return this.tunnel?.ended(this, message.stream, message.error);
       case 'worker':
         return this.fromWorker(message.message);
       case 'log':
-        return this.options.onLog?.(message.line, message.stream);
-      case 'chunk': {
-        const transfer = this.transfers.get(message.ref);
-        if (!transfer) return;
-        transfer.chunks.push(Buffer.from(message.data, 'base64'));
-        if (!message.last) return;
-        this.transfers.delete(message.ref);
-        const bytes = Buffer.concat(transfer.chunks);
-        const actual = createHash('sha256').update(bytes).digest('hex');
-        if (message.sha256 !== actual) transfer.reject(new Error(`a file arrived with sha256 ${actual}, the sender's was ${message.sha256 ?? 'missing'}`));
-        else transfer.resolve(bytes);
-        return;
-      }
-      case 'done': {
-        const transfer = this.transfers.get(message.ref);
-        this.transfers.delete(message.ref);
-        transfer?.resolve(Buffer.alloc(0));
-        return;
-      }
+        return this.setup.options.onLog?.(message.line, message.stream);
+      case 'done':
       case 'failed': {
         const transfer = this.transfers.get(message.ref);
         this.transfers.delete(message.ref);
-        transfer?.reject(new Error(message.message));
+        if (message.type === 'done') transfer?.resolve(Buffer.alloc(0));
+        else transfer?.reject(new Error(message.message));
         return;
       }
       case 'exit':
@@ -268,7 +253,7 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
     }
     const request = this.requests.get(answer.id);
     this.requests.delete(answer.id);
-    const hooks = this.hooks;
+    const hooks = this.setup.hooks;
     if (!hooks || !request) return this.deliverInOrder(async () => answer);
     this.deliverInOrder(async () => {
       try {
@@ -277,6 +262,11 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
         return { id: answer.id, error: { code: 'transfer_failed', message: `${request.method}: ${(error as Error).message}` } };
       }
     });
+  }
+
+  private answerWithError(request: RequestMessage, code: string, error: unknown): void {
+    this.requests.delete(request.id);
+    this.deliver({ id: request.id, error: { code, message: `${request.method}: ${(error as Error).message}` } });
   }
 
   private deliverInOrder(produce: () => Promise<unknown>): void {
@@ -288,19 +278,16 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamCarrier {
   }
 
   private write(message: LabMessage): void {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== socket.OPEN) throw new Error(`worker ${this.name}: the connection is closed`);
-    socket.send(JSON.stringify(message));
+    this.sendRaw(JSON.stringify(message));
   }
 
-  private failTransfers(reason: string): void {
-    for (const [ref, transfer] of this.transfers) {
-      this.transfers.delete(ref);
-      transfer.reject(new Error(reason));
-    }
+  private sendRaw(data: string | Buffer): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== socket.OPEN) throw new Error(`worker ${this.setup.name}: the connection is closed`);
+    socket.send(data);
   }
 
   private log(line: string): void {
-    this.options.onLog?.(line, 'stderr');
+    this.setup.options.onLog?.(`[${this.setup.name}] ${line}`, 'stderr');
   }
 }

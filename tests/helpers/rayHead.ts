@@ -41,15 +41,16 @@ export async function startRayHead(options: { numCpus: number }): Promise<RayHea
   for (const name of ['port', 'dashboard-port', 'ray-client-server-port', 'dashboard-agent-listen-port', 'dashboard-agent-grpc-port', 'node-manager-port', 'object-manager-port', 'metrics-export-port', 'runtime-env-agent-port']) {
     ports[name] = await freePort();
   }
-  const workerBase = await freePort();
+  // Worker ports: a block of 51 above a free port that holds none of the ports chosen above (Ray refuses an overlap).
+  let workerBase = Math.min(await freePort(), 65000);
+  while (Object.values(ports).some((port) => port >= workerBase && port <= workerBase + 50)) workerBase = Math.min(await freePort(), 65000);
   const args = [
     'start', '--head', '--block',
     '--node-ip-address=127.0.0.1', '--dashboard-host=127.0.0.1',
     `--num-cpus=${options.numCpus}`, '--num-gpus=0',
     `--temp-dir=${tempDir}`, '--include-dashboard=true', '--disable-usage-stats',
     ...Object.entries(ports).map(([name, port]) => `--${name}=${port}`),
-    // Worker ports: a small block near a free one (Ray wants a range).
-    `--min-worker-port=${Math.min(workerBase, 65000)}`, `--max-worker-port=${Math.min(workerBase, 65000) + 50}`,
+    `--min-worker-port=${workerBase}`, `--max-worker-port=${workerBase + 50}`,
   ];
   const log: string[] = [];
   const child: ChildProcess = spawn(env.ray, args, {

@@ -6,9 +6,9 @@
  * (argument array, the role's placement and nice value, `/health`, the
  * workers panel's log, restart with backoff, the adapters reloaded after
  * every restart) and the engine's client on top — on this host, or on a Ray
- * node when the placement names a server host (remoteServerHost.ts: the
- * connector launches the server there, a tunnel reaches it, adapter folders
- * are uploaded by content). The engine says only its
+ * node when the placement names a server host (RemoteServerHost: the
+ * runner launches the server there and reaches it from a loopback port here,
+ * adapter folders are uploaded by content). The engine says only its
  * command line and its client (HttpEngineSpec).
  */
 import { randomBytes } from 'node:crypto';
@@ -21,12 +21,12 @@ import type { StartedEngine } from '../../processes/rpcEngineClient';
 import { hfModelSha256 } from '../../core/weights/hfModelSha256';
 import { policyShape, readPolicyConfig, type PolicyShape } from '../../core/weights/policyConfig';
 import { freeLoopbackPort, SupervisedServer } from '../../processes/supervisedServer';
+import { SERVER_PORT_PLACEHOLDER } from '../../processes/serverProcess';
 import { EngineTokenizer } from '../../core/protocols/engineTokenizer';
 import type { EngineStart, PolicyBackend } from '../policyBackend';
 import { hfVocabulary } from './hfVocabulary';
 import { writeZeroAdapter } from './loraFolders';
 import { hasGgufQuantizationNote, servedModelView } from './modelView';
-import { SERVER_PORT_PLACEHOLDER } from '../../remote/connectorEnvironment';
 import type { RuntimeLoraEngineClient, RuntimeLoraEngineOptions } from './runtimeLoraEngineClient';
 
 /** What the engine's command line is made of (one launch: the port and token are fixed for the engine's life). */

@@ -206,27 +206,28 @@ export const gateSchema = z.strictObject({
   confirm: z.enum(['manual', 'auto']).default('manual'),
 });
 
-/** One role submitted as a Ray job: the resources its entrypoint reserves and where it may run. */
+/** One role run as a Ray actor: the resources Ray reserves for it and where it may run. */
 export const rayRoleSchema = z.strictObject({
-  num_cpus: z.number().min(0).default(1).describe("entrypoint_num_cpus: CPU cores Ray reserves for the role's process"),
+  num_cpus: z.number().min(0).default(1).describe("num_cpus: CPU cores Ray reserves for the role's actor"),
   num_gpus: z
     .number()
     .min(0)
     .optional()
-    .describe("entrypoint_num_gpus (default: how many GPUs the device map gives the role); Ray picks them on the node and sets CUDA_VISIBLE_DEVICES"),
+    .describe("num_gpus (default: how many GPUs the device map gives the role); Ray picks them on the node and sets CUDA_VISIBLE_DEVICES"),
   node: z
     .string()
     .min(1)
     .optional()
-    .describe('the node\'s IP: the job asks for the resource node:<ip> (Ray gives every node one), so the role runs there'),
-  memory: z.int().positive().optional().describe('entrypoint_memory in bytes'),
+    .describe('the node\'s IP: the actor asks for the resource node:<ip> (Ray gives every node one), so the role runs there'),
+  memory: z.int().positive().optional().describe("the actor's memory in bytes"),
 });
 
 /**
  * Where the worker roles run (docs/design.md, GPU hosts and scale): `local` (default) starts them on
  * this host; `ray` submits the roles it names as jobs to an existing Ray
- * cluster through its job submission REST API. A remote worker connects back
- * to the lab's control endpoint over WebSocket with a per-launch token.
+ * cluster through its job submission REST API, each running its role as an
+ * actor Ray places. A remote worker connects back to the lab's control
+ * endpoint over WebSocket with a per-launch token.
  */
 export const runnerSchema = z.union([
   z.literal('local'),
@@ -237,7 +238,7 @@ export const runnerSchema = z.union([
       .string()
       .min(1)
       .default('python3')
-      .describe("the Python each node runs GateLab's connector with (stdlib only; e.g. the managed env's bin/python)"),
+      .describe("the Python (with Ray) that runs each job's driver, GateLab's connector (e.g. $GATELAB_HOME/ray/bin/python)"),
     control: z
       .strictObject({
         bind: z.string().min(1).default('127.0.0.1').describe('the address the lab\'s control endpoint listens on (loopback unless the cluster is elsewhere)'),
@@ -252,7 +253,7 @@ export const runnerSchema = z.union([
     roles: z
       .strictObject({ trainer: rayRoleSchema.optional(), serving: rayRoleSchema.optional(), probe: rayRoleSchema.optional() })
       .refine((roles) => Object.values(roles).some((r) => r !== undefined), { message: 'name at least one role to run on Ray' })
-      .describe('the roles that run as Ray jobs (the others run on this host)'),
+      .describe('the roles that run on Ray, each as the actor of its own job (the others run on this host)'),
     env: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
       .default({})

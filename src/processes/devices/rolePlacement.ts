@@ -9,7 +9,7 @@ import type { Recipe, WorkerDevice } from '../../core/recipe/recipeSchema';
 import type { WorkerDescriptor } from '../workerRegistry';
 import type { HostGpus } from './hostGpus';
 import type { WorkerLauncher } from '../workerProcess';
-import type { RemoteServerHost } from '../../remote/remoteServerHost';
+import type { RemoteServerHost } from '../serverProcess';
 
 export type RoleName = keyof Recipe['devices'];
 
@@ -26,7 +26,7 @@ export type RolePlacement = {
    * job); absent: a local process. Backends pass it to their SupervisedWorker.
    */
   launch?: WorkerLauncher;
-  /** With `launch` (a Ray job): the GPUs the job reserves on its node, visible there as 0…n−1 (`gpus` is this host's only). */
+  /** With `launch` (a Ray actor): the GPUs the actor reserves on its node, visible there as 0…n−1 (`gpus` is this host's only). */
   remoteGpuCount?: number;
   /**
    * With `launch`, for an engine that is an HTTP server (vLLM): where each of

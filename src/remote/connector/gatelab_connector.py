@@ -1,181 +1,60 @@
-"""GateLab's connector: runs one worker's command on a cluster node and bridges
-its stdin/stdout JSON lines to the lab's control endpoint over a WebSocket.
+"""GateLab's connector: one worker role on a Ray cluster, connected to the lab.
 
-Started as a Ray job's entrypoint by the lab (src/remote/ray/rayJobWorker.ts),
-it needs nothing but the Python standard library, so any Python on a node
-will do. The messages are in src/remote/bridgeMessages.ts.
+The lab submits it as a Ray job's entrypoint (src/remote/ray/rayJobWorker.ts). The job's driver
+asks Ray for an actor with the role's resources (GATELAB_ACTOR_OPTIONS: num_cpus, num_gpus, memory,
+resources); Ray places the actor on a node that has them and sets its CUDA_VISIBLE_DEVICES. The
+actor runs the worker's command there and bridges it to the lab, which is outside the cluster,
+over one WebSocket (aiohttp, from the job's runtime_env); the messages are in
+src/remote/connectorMessages.ts. Without GATELAB_ACTOR_OPTIONS (the lab's tests) the bridge runs in
+this process.
 
-Environment (set by the lab through the job's runtime_env):
+Environment (the job's runtime_env env_vars):
   GATELAB_CONTROL_URL    ws://host:port/workers/<launch id>
   GATELAB_CONTROL_TOKEN  the launch's token (sent as a Bearer header)
   GATELAB_WORKER_ARGV    the worker's command, a JSON list (run without a shell)
   GATELAB_WORKER_ENV     extra environment for the worker, a JSON object
-  GATELAB_SCRATCH        optional: the scratch folder (default: a new temp folder)
   GATELAB_WORKER_MODE    `jsonl` (default): the worker speaks JSON lines on stdin/stdout;
-                         `server`: the worker is a TCP server (an HTTP engine such as vLLM). The
-                         connector picks a free port on 127.0.0.1 here, puts it in place of
-                         {{GATELAB_SERVER_PORT}} in the command, reports it in `hello`, and
-                         carries the lab's TCP streams to that port, and to nothing else.
+                         `server`: an HTTP server (vLLM) whose command names its port as
+                         {{GATELAB_SERVER_PORT}}; the connector picks a free loopback port for it.
 The worker's environment may carry GATELAB_WORKER_NICE (0-19): its nice value.
-
-The WebSocket client is written here (RFC 6455, client side, text frames)
-because the standard library has none and a node may have nothing else.
 """
 
-import base64
+import asyncio
 import ctypes
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
-import struct
-import subprocess
 import sys
 import tempfile
-import threading
-from urllib.parse import urlsplit
 
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-CHUNK_BYTES = 4 * 1024 * 1024
 PORT_PLACEHOLDER = "{{GATELAB_SERVER_PORT}}"
 STREAM_READ_BYTES = 256 * 1024
-
-
-class WebSocketClient:
-    def __init__(self, url, token):
-        parts = urlsplit(url)
-        if parts.scheme != "ws":
-            raise ValueError("only ws:// URLs: %s" % url)
-        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=30)
-        key = base64.b64encode(os.urandom(16)).decode()
-        path = parts.path or "/"
-        request = (
-            "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer %s\r\n\r\n"
-        ) % (path, parts.hostname, parts.port or 80, key, token)
-        self.sock.sendall(request.encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            more = self.sock.recv(4096)
-            if not more:
-                raise ConnectionError("the lab closed the connection during the handshake: %r" % head[:200])
-            head += more
-        head, self.buffer = head.split(b"\r\n\r\n", 1)
-        lines = head.decode("latin-1").split("\r\n")
-        if " 101 " not in lines[0] + " ":
-            raise ConnectionError("the lab refused the connection: %s" % lines[0])
-        expected = base64.b64encode(hashlib.sha1((key + GUID).encode()).digest()).decode()
-        headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
-        accept = {k.strip().lower(): v.strip() for k, v in headers.items()}.get("sec-websocket-accept")
-        if accept != expected:
-            raise ConnectionError("bad Sec-WebSocket-Accept from the lab")
-        self.sock.settimeout(None)
-        self.send_lock = threading.Lock()
-        self.closed = False
-
-    def _read(self, n):
-        while len(self.buffer) < n:
-            more = self.sock.recv(max(65536, n - len(self.buffer)))
-            if not more:
-                raise ConnectionError("connection closed")
-            self.buffer += more
-        data, self.buffer = self.buffer[:n], self.buffer[n:]
-        return data
-
-    def _send_frame(self, opcode, payload):
-        header = bytearray([0x80 | opcode])
-        n = len(payload)
-        if n < 126:
-            header.append(0x80 | n)
-        elif n < 1 << 16:
-            header.append(0x80 | 126)
-            header += struct.pack("!H", n)
-        else:
-            header.append(0x80 | 127)
-            header += struct.pack("!Q", n)
-        mask = os.urandom(4)
-        # XOR with the mask through big integers: done in C, fast for megabytes.
-        repeated = (mask * (n // 4 + 1))[:n]
-        masked = (int.from_bytes(payload, "big") ^ int.from_bytes(repeated, "big")).to_bytes(n, "big") if n else b""
-        with self.send_lock:
-            if self.closed:
-                raise ConnectionError("connection closed")
-            self.sock.sendall(bytes(header) + mask + masked)
-
-    def send_json(self, obj):
-        self._send_frame(0x1, json.dumps(obj, separators=(",", ":")).encode())
-
-    def receive(self):
-        """The next text message, or None when the connection closed."""
-        message = b""
-        while True:
-            try:
-                b1, b2 = self._read(2)
-            except (ConnectionError, OSError):
-                return None
-            opcode, fin = b1 & 0x0F, b1 & 0x80
-            n = b2 & 0x7F
-            if n == 126:
-                n = struct.unpack("!H", self._read(2))[0]
-            elif n == 127:
-                n = struct.unpack("!Q", self._read(8))[0]
-            if b2 & 0x80:
-                mask = self._read(4)
-                data = bytes(b ^ mask[i % 4] for i, b in enumerate(self._read(n)))
-            else:
-                data = self._read(n)
-            if opcode == 0x8:
-                self.close()
-                return None
-            if opcode == 0x9:
-                self._send_frame(0xA, data)
-                continue
-            if opcode == 0xA:
-                continue
-            message += data
-            if fin:
-                return message.decode()
-
-    def close(self):
-        with self.send_lock:
-            if self.closed:
-                return
-            self.closed = True
-        try:
-            mask = os.urandom(4)
-            self.sock.sendall(bytes([0x88, 0x80]) + mask)
-        except OSError:
-            pass
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+# What the connector itself reads from its environment: the worker gets the rest.
+OWN_VARIABLES = ("GATELAB_CONTROL_URL", "GATELAB_CONTROL_TOKEN", "GATELAB_CONNECTOR_SOURCE", "GATELAB_WORKER_ARGV",
+                 "GATELAB_WORKER_ENV", "GATELAB_WORKER_MODE", "GATELAB_ACTOR_OPTIONS")
 
 
 def inside(scratch, relative):
     """An absolute path under the scratch folder, or an error: nothing outside it is read or written."""
-    if relative.startswith("/") or ".." in relative.split("/"):
-        raise ValueError("not a path inside the scratch folder: %r" % relative)
     full = os.path.realpath(os.path.join(scratch, relative))
-    if not full.startswith(os.path.realpath(scratch) + os.sep):
+    if relative.startswith("/") or ".." in relative.split("/") or not full.startswith(os.path.realpath(scratch) + os.sep):
         raise ValueError("not a path inside the scratch folder: %r" % relative)
     return full
 
 
 def free_loopback_port():
     """A free TCP port on 127.0.0.1 of this node (the server binds it a moment later)."""
-    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-    finally:
-        probe.close()
 
 
 def child_setup(nice):
-    """Runs in the worker's process before it starts (the connector has no other thread yet)."""
+    """Runs in the worker's process before it starts."""
     def setup():
         # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
         if 0 < nice <= 19:
@@ -190,277 +69,259 @@ def child_setup(nice):
 
 
 class Bridge:
-    def __init__(self, ws, scratch, argv, env, server_port=None):
-        self.ws = ws
+    """The worker's process and the lab's WebSocket, joined."""
+
+    def __init__(self, aiohttp, session, ws, url, token, scratch, port):
+        self.aiohttp, self.session, self.ws, self.url, self.token = aiohttp, session, ws, url, token
         self.scratch = scratch
-        self.stdin_lock = threading.Lock()
-        self.puts = {}
-        # Server mode: the server's port on this node, the only place a stream may go.
-        self.server_port = server_port
-        self.streams = {}
-        self.streams_lock = threading.Lock()
-        # Set once the lab asks the worker to finish (`__shutdown`): its exit is then an end, not a crash.
+        self.port = port  # server mode: the server's port on this node, the only place a stream may go
+        self.worker = None
         self.shutdown_requested = False
-        nice = int(env.get("GATELAB_WORKER_NICE", "0") or 0)
-        self.worker = subprocess.Popen(
-            argv, stdin=subprocess.PIPE if server_port is None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=scratch, shell=False,
-            preexec_fn=child_setup(nice),
-        )
+        self.tasks = set()
 
-    def send(self, obj):
+    async def send(self, message):
         try:
-            self.ws.send_json(obj)
-        except (ConnectionError, OSError):
-            pass
+            await self.ws.send_json(message)
+        except (ConnectionError, RuntimeError):
+            pass  # the lab is gone: the worker is stopped by from_lab's end
 
-    def pump_stdout(self):
-        for raw in self.worker.stdout:
-            line = raw.decode("utf-8", "replace").strip()
-            if not line:
+    def spawn(self, coroutine):
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def from_worker(self, stream, name):
+        while line := await stream.readline():
+            text = line.decode("utf-8", "replace").rstrip("\n")
+            if not text.strip():
                 continue
-            if self.server_port is not None:
-                # A server's output is its log, never RPC.
-                self.send({"type": "log", "stream": "stdout", "line": line})
-                continue
+            message = None
+            if name == "stdout" and self.port is None:
+                try:
+                    message = {"type": "worker", "message": json.loads(text)}
+                except ValueError:
+                    pass
+            await self.send(message or {"type": "log", "stream": name, "line": text})
+
+    async def from_lab(self):
+        async for frame in self.ws:
             try:
-                self.send({"type": "worker", "message": json.loads(line)})
-            except ValueError:
-                self.send({"type": "log", "stream": "stdout", "line": line})
+                if frame.type == self.aiohttp.WSMsgType.BINARY:
+                    header, _, data = frame.data.partition(b"\n")
+                    await self.put(json.loads(header), data)
+                    continue
+                message = json.loads(frame.data) if frame.type == self.aiohttp.WSMsgType.TEXT else {}
+                kind = message.get("type")
+                if kind == "request":
+                    await self.request(message["message"])
+                elif kind == "read":
+                    self.spawn(self.read(message["ref"], message["path"]))
+                elif kind == "open":
+                    self.spawn(self.carry(str(message["launch"]), str(message["token"])))
+            except (ValueError, KeyError, AttributeError):
+                continue  # the lab's schema makes these; anything else is ignored, as the lab ignores the connector's
 
-    def pump_stderr(self):
-        for raw in self.worker.stderr:
-            self.send({"type": "log", "stream": "stderr", "line": raw.decode("utf-8", "replace").rstrip("\n")})
+    async def request(self, request):
+        method = request.get("method") if isinstance(request, dict) else None
+        if method == "__shutdown":
+            self.shutdown_requested = True
+        elif isinstance(method, str):
+            # The workers panel shows what the remote worker was asked, and when.
+            await self.send({"type": "log", "stream": "stderr", "line": "connector: request %s (id %s)" % (method, request.get("id"))})
+        if self.worker.stdin is not None:
+            try:
+                self.worker.stdin.write((json.dumps(request) + "\n").encode())
+                await self.worker.stdin.drain()
+            except (ConnectionError, OSError):
+                pass
 
-    def read_file(self, ref, relative):
+    async def read(self, ref, relative):
+        """A file the lab asked for, whole, with its sha256: one binary message."""
         try:
-            path = inside(self.scratch, relative)
-            digest = hashlib.sha256()
-            with open(path, "rb") as f:
-                chunk = f.read(CHUNK_BYTES)
-                while True:
-                    digest.update(chunk)
-                    following = f.read(CHUNK_BYTES)
-                    message = {"type": "chunk", "ref": ref, "data": base64.b64encode(chunk).decode(), "last": not following}
-                    if not following:
-                        message["sha256"] = digest.hexdigest()
-                    self.send(message)
-                    if not following:
-                        return
-                    chunk = following
+            data = await asyncio.to_thread(lambda: open(inside(self.scratch, relative), "rb").read())
+            header = {"type": "file", "ref": ref, "sha256": hashlib.sha256(data).hexdigest()}
+            await self.ws.send_bytes(json.dumps(header).encode() + b"\n" + data)
         except Exception as error:  # noqa: BLE001 - every failure is answered, never raised
-            self.send({"type": "failed", "ref": ref, "message": "read %s: %s" % (relative, error)})
+            await self.send({"type": "failed", "ref": ref, "message": "read %s: %s" % (relative, error)})
 
-    def put_file(self, message):
-        ref = message["ref"]
+    async def put(self, header, data):
+        """A file the lab sent: checked against its sha256, then renamed into place."""
+        ref = header.get("ref")
         try:
-            path = inside(self.scratch, message["path"])
-            state = self.puts.get(ref)
-            if state is None:
+            if hashlib.sha256(data).hexdigest() != header.get("sha256"):
+                raise ValueError("the bytes that arrived are not sha256 %s" % header.get("sha256"))
+            path = inside(self.scratch, header["path"])
+
+            def write():
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 temp = "%s.%s.tmp" % (path, os.urandom(6).hex())
-                state = self.puts[ref] = (open(temp, "wb"), temp, hashlib.sha256())
-            handle, temp, digest = state
-            data = base64.b64decode(message["data"])
-            handle.write(data)
-            digest.update(data)
-            if not message["last"]:
-                return
-            del self.puts[ref]
-            handle.flush()
-            os.fsync(handle.fileno())
-            handle.close()
-            if digest.hexdigest() != message.get("sha256"):
-                os.unlink(temp)
-                raise ValueError("sha256 %s is not the sender's %s" % (digest.hexdigest(), message.get("sha256")))
-            os.replace(temp, path)
-            self.send({"type": "done", "ref": ref})
+                with open(temp, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temp, path)
+            await asyncio.to_thread(write)
+            await self.send({"type": "done", "ref": ref})
         except Exception as error:  # noqa: BLE001
-            self.puts.pop(ref, None)
-            self.send({"type": "failed", "ref": ref, "message": "put %s: %s" % (message.get("path"), error)})
+            await self.send({"type": "failed", "ref": ref, "message": "put %s: %s" % (header.get("path"), error)})
 
-    def open_stream(self, stream):
-        """A connection the lab accepted: connect it to the server's port, and only to it."""
-        if self.server_port is None:
-            self.send({"type": "close", "stream": stream, "error": "this worker is not a server: no streams"})
+    async def carry(self, launch, token):
+        """One TCP connection the lab accepted: its own WebSocket to the lab, joined to the server's port and only to it."""
+        if self.port is None or not re.fullmatch(r"[A-Za-z0-9-]+", launch):
+            await self.send({"type": "log", "stream": "stderr", "line": "connector: no stream opened (%s)" % ("this worker is not a server" if self.port is None else "a bad launch id")})
             return
-        with self.streams_lock:
-            if stream in self.streams:
-                self.send({"type": "close", "stream": stream, "error": "stream %s is already open" % stream})
-                return
+        headers = {"Authorization": "Bearer " + token}
         try:
-            conn = socket.create_connection(("127.0.0.1", self.server_port), timeout=10)
-            conn.settimeout(None)
-        except OSError as error:
-            self.send({"type": "close", "stream": stream, "error": "cannot reach the server on 127.0.0.1:%d: %s" % (self.server_port, error)})
-            return
-        with self.streams_lock:
-            self.streams[stream] = conn
-        threading.Thread(target=self.pump_stream, args=(stream, conn), daemon=True).start()
-
-    def pump_stream(self, stream, conn):
-        """The server's bytes on one stream, to the lab; its close, too."""
-        error = None
-        while True:
-            try:
-                data = conn.recv(STREAM_READ_BYTES)
-            except OSError as e:
-                data, error = b"", str(e)
-            if not data:
-                break
-            self.send({"type": "data", "stream": stream, "data": base64.b64encode(data).decode()})
-        with self.streams_lock:
-            ours = self.streams.get(stream) is conn
-            if ours:
-                del self.streams[stream]
-        # A stream the lab closed was removed by `close`: nothing to say.
-        if ours:
-            message = {"type": "close", "stream": stream}
-            if error is not None:
-                message["error"] = error
-            self.send(message)
-            conn.close()
-
-    def stream_data(self, stream, data):
-        with self.streams_lock:
-            conn = self.streams.get(stream)
-        if conn is None:
-            return
-        try:
-            conn.sendall(base64.b64decode(data))
-        except (OSError, ValueError) as error:
-            self.close_stream(stream)
-            self.send({"type": "close", "stream": stream, "error": "write to the server: %s" % error})
-
-    def close_stream(self, stream):
-        with self.streams_lock:
-            conn = self.streams.pop(stream, None)
-        if conn is None:
-            return
-        try:
-            conn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        conn.close()
-
-    def pump_lab(self):
-        while True:
-            text = self.ws.receive()
-            if text is None:
-                break
-            try:
-                message = json.loads(text)
-                kind = message.get("type")
-            except (ValueError, AttributeError):
-                continue
-            if kind == "request":
-                request = message.get("message")
-                if isinstance(request, dict) and request.get("method") == "__shutdown":
-                    self.shutdown_requested = True
-                if isinstance(request, dict) and isinstance(request.get("method"), str) and not request["method"].startswith("__"):
-                    # The workers panel shows what the remote worker was asked, and when.
-                    self.send({"type": "log", "stream": "stderr", "line": "connector: request %s (id %s)" % (request["method"], request.get("id"))})
+            async with self.session.ws_connect(self.url.rsplit("/", 1)[0] + "/" + launch, headers=headers, max_msg_size=0) as ws:
                 try:
-                    with self.stdin_lock:
-                        self.worker.stdin.write((json.dumps(message["message"]) + "\n").encode())
-                        self.worker.stdin.flush()
-                except (BrokenPipeError, OSError):
-                    pass
-            elif kind == "read":
-                threading.Thread(target=self.read_file, args=(message["ref"], message["path"]), daemon=True).start()
-            elif kind == "put":
-                self.put_file(message)
-            elif kind == "open" and isinstance(message.get("stream"), int):
-                self.open_stream(message["stream"])
-            elif kind == "data" and isinstance(message.get("stream"), int) and isinstance(message.get("data"), str):
-                self.stream_data(message["stream"], message["data"])
-            elif kind == "close" and isinstance(message.get("stream"), int):
-                self.close_stream(message["stream"])
-        # The lab is gone: so is the worker (a lost connection is a crash; the lab starts another).
-        with self.streams_lock:
-            streams = list(self.streams)
-        for stream in streams:
-            self.close_stream(stream)
-        stop(self.worker, server=self.server_port is not None)
+                    reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                except OSError as error:
+                    await ws.close(code=1011, message=("cannot reach the server: %s" % error).encode()[:120])
+                    return
+
+                async def to_lab():
+                    while data := await reader.read(STREAM_READ_BYTES):
+                        await ws.send_bytes(data)
+                    await ws.close()
+                upstream = asyncio.ensure_future(to_lab())
+                async for frame in ws:
+                    if frame.type == self.aiohttp.WSMsgType.BINARY:
+                        writer.write(frame.data)
+                        await writer.drain()
+                upstream.cancel()
+                writer.close()
+        except (self.aiohttp.ClientError, OSError) as error:
+            await self.send({"type": "log", "stream": "stderr", "line": "connector: a stream to the server ended: %s" % error})
 
 
-def stop(worker, server=False):
-    if worker.poll() is not None:
+async def stop(worker, server):
+    """A JSON-lines worker ends when its stdin does; a server is asked with SIGTERM at once."""
+    if worker.returncode is not None:
         return
-    # A JSON-lines worker ends when its stdin does; a server is asked with SIGTERM at once.
-    if not server:
+    if not server and worker.stdin is not None:
+        worker.stdin.close()
         try:
-            worker.stdin.close()
-        except OSError:
+            await asyncio.wait_for(worker.wait(), 5)
+            return
+        except asyncio.TimeoutError:
             pass
+    worker.terminate()
     try:
-        worker.wait(timeout=0 if server else 5)
-    except subprocess.TimeoutExpired:
-        worker.terminate()
-        try:
-            worker.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        await asyncio.wait_for(worker.wait(), 5)
+    except asyncio.TimeoutError:
+        worker.kill()
 
 
-def main():
-    url = os.environ["GATELAB_CONTROL_URL"]
-    token = os.environ["GATELAB_CONTROL_TOKEN"]
-    argv = json.loads(os.environ["GATELAB_WORKER_ARGV"])
-    extra = json.loads(os.environ.get("GATELAB_WORKER_ENV", "{}"))
+async def bridge(on_start):
+    """Runs the worker bridged to the lab until it exits; returns its exit code and whether the lab asked it to finish."""
+    import aiohttp  # the job's runtime_env installs it on the node
+
+    env = os.environ
+    argv = json.loads(env["GATELAB_WORKER_ARGV"])
     if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
         raise SystemExit("GATELAB_WORKER_ARGV must be a non-empty JSON list of strings")
-    mode = os.environ.get("GATELAB_WORKER_MODE", "jsonl")
+    mode = env.get("GATELAB_WORKER_MODE", "jsonl")
     if mode not in ("jsonl", "server"):
         raise SystemExit("GATELAB_WORKER_MODE must be jsonl or server, not %r" % mode)
-    server_port = None
+    port = None
     if mode == "server":
         if not any(PORT_PLACEHOLDER in a for a in argv):
             raise SystemExit("a server worker's command must name its port as %s" % PORT_PLACEHOLDER)
-        server_port = free_loopback_port()
-        argv = [a.replace(PORT_PLACEHOLDER, str(server_port)) for a in argv]
-    own_scratch = not os.environ.get("GATELAB_SCRATCH")
-    scratch = os.environ.get("GATELAB_SCRATCH") or tempfile.mkdtemp(prefix="gatelab-scratch-")
-    os.makedirs(scratch, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GATELAB_CONTROL_") and k not in ("GATELAB_CONNECTOR_SOURCE", "GATELAB_WORKER_ARGV", "GATELAB_WORKER_ENV", "GATELAB_WORKER_MODE")}
-    env.update({str(k): str(v) for k, v in extra.items()})
-    if server_port is None:
-        env["GATELAB_WORKER_CHANNEL"] = "jsonl"
-    env["GATELAB_SCRATCH_DIR"] = scratch
+        port = free_loopback_port()
+        argv = [a.replace(PORT_PLACEHOLDER, str(port)) for a in argv]
+    scratch = tempfile.mkdtemp(prefix="gatelab-scratch-")
+    worker_env = {k: v for k, v in env.items() if k not in OWN_VARIABLES}
+    worker_env.update({str(k): str(v) for k, v in json.loads(env.get("GATELAB_WORKER_ENV", "{}")).items()})
+    worker_env["GATELAB_SCRATCH_DIR"] = scratch
+    if port is None:
+        worker_env["GATELAB_WORKER_CHANNEL"] = "jsonl"
+    url, token = env["GATELAB_CONTROL_URL"], env["GATELAB_CONTROL_TOKEN"]
+    try:
+        async with aiohttp.ClientSession() as session:
+            try:
+                ws = await session.ws_connect(url, headers={"Authorization": "Bearer " + token}, max_msg_size=0)
+            except aiohttp.WSServerHandshakeError as error:
+                raise SystemExit("the lab refused the connection: HTTP %s" % error.status)
+            print("gatelab connector: connected to %s" % url.rsplit("/", 1)[0], file=sys.stderr, flush=True)
+            link = Bridge(aiohttp, session, ws, url, token, scratch, port)
+            link.worker = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.DEVNULL if port else asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=worker_env, cwd=scratch,
+                preexec_fn=child_setup(int(worker_env.get("GATELAB_WORKER_NICE", "0") or 0)), limit=1 << 30)
+            on_start(link.worker.pid, scratch)
+            hello = {"type": "hello", "pid": os.getpid(), "host": socket.gethostname(), "scratch": scratch}
+            await link.send(hello if port is None else {**hello, "port": port})
 
-    ws = WebSocketClient(url, token)
-    print("gatelab connector: connected to %s" % url.rsplit("/", 1)[0], file=sys.stderr, flush=True)
-    hello = {"type": "hello", "pid": os.getpid(), "host": socket.gethostname(), "scratch": scratch}
-    if server_port is not None:
-        hello["port"] = server_port
-    ws.send_json(hello)
-    bridge = Bridge(ws, scratch, argv, env, server_port)
-    # Ray stops a job with SIGTERM: pass it on, then report the exit. Ray sends SIGKILL a few
-    # seconds later (RAY_JOB_STOP_WAIT_TIME_S), often before a server has shut down, so the
-    # scratch folder goes now: nothing of the job is wanted once it is stopped, and files the
-    # worker still has open stay readable to it.
-    def on_sigterm(*_):
-        bridge.worker.terminate()
-        if own_scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
-    signal.signal(signal.SIGTERM, on_sigterm)
-    readers = [threading.Thread(target=bridge.pump_stdout, daemon=True), threading.Thread(target=bridge.pump_stderr, daemon=True)]
-    for t in readers:
-        t.start()
-    threading.Thread(target=bridge.pump_lab, daemon=True).start()
-    code = bridge.worker.wait()
-    for t in readers:
-        t.join(timeout=10)
-    bridge.send({"type": "exit", "code": code if code >= 0 else None, "signal": signal.Signals(-code).name if code < 0 else None})
-    ws.close()
-    if own_scratch:
+            async def lab_then_stop():
+                await link.from_lab()
+                # The lab is gone: so is the worker (a lost connection is a crash; the lab starts another).
+                await stop(link.worker, port is not None)
+            lab = asyncio.ensure_future(lab_then_stop())
+            output = asyncio.ensure_future(asyncio.gather(link.from_worker(link.worker.stdout, "stdout"), link.from_worker(link.worker.stderr, "stderr")))
+            code = await link.worker.wait()
+            # Its last lines go first; a helper process that inherited its pipes must not hold the exit back.
+            try:
+                await asyncio.wait_for(asyncio.shield(output), 10)
+            except asyncio.TimeoutError:
+                output.cancel()
+            await link.send({"type": "exit", "code": code if code >= 0 else None, "signal": signal.Signals(-code).name if code < 0 else None})
+            await ws.close()
+            lab.cancel()
+            for task in list(link.tasks):
+                task.cancel()
+    finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("gatelab connector: the worker exited with %s" % code, file=sys.stderr, flush=True)
-    if bridge.shutdown_requested:
-        # The lab asked the worker to finish: however it went down, the job ended as asked (the
-        # lab has the worker's own exit code from the message above).
-        sys.exit(0)
-    sys.exit(code if code >= 0 else 128 - code)
+    return code, link.shutdown_requested
+
+
+class RoleActor:
+    """The role on the node Ray chose for it (a Ray actor: ray.remote(RoleActor) in main)."""
+
+    def __init__(self):
+        self.worker = None
+
+    def run(self):
+        return asyncio.run(bridge(lambda pid, scratch: setattr(self, "worker", (pid, scratch))))
+
+    def stop(self):
+        """The job is being stopped: the worker goes, and its scratch folder with it (nothing of it is wanted now)."""
+        if self.worker is not None:
+            pid, scratch = self.worker
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def exit_status(code, shutdown_requested):
+    # The lab asked the worker to finish: however it went down, the launch ended as asked (the lab
+    # has the worker's own exit code from the `exit` message).
+    return 0 if shutdown_requested else (code if code >= 0 else 128 - code)
+
+
+def main():
+    options = os.environ.get("GATELAB_ACTOR_OPTIONS")
+    if options is None:
+        role = RoleActor()
+        signal.signal(signal.SIGTERM, lambda *_: role.stop())
+        sys.exit(exit_status(*role.run()))
+    import ray
+
+    ray.init()  # a job's driver: the job's cluster and runtime_env
+    # Two calls at once: `stop` must reach the actor while `run` is still going.
+    actor = ray.remote(RoleActor).options(**json.loads(options), max_concurrency=2).remote()
+
+    # Ray stops a job with SIGTERM, then SIGKILL a few seconds later (RAY_JOB_STOP_WAIT_TIME_S): the
+    # actor is told at once, and dies with this driver in any case.
+    def on_sigterm(*_):
+        try:
+            ray.get(actor.stop.remote(), timeout=2)
+        finally:
+            os._exit(128 + signal.SIGTERM)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    sys.exit(exit_status(*ray.get(actor.run.remote())))
 
 
 if __name__ == "__main__":

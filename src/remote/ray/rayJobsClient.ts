@@ -1,14 +1,14 @@
 /**
  * A client of Ray's job submission REST API (the dashboard's documented
  * `/api/jobs/` endpoints), from the Node main process: no Python on the
- * desktop's side. Submit (entrypoint, resources, runtime_env,
- * submission_id), status, logs, stop, delete. Every answer is validated.
- *
- * Written on node:http because the API is four small JSON calls; Ray's own
- * clients (the Python SDK, the CLI) make the same calls.
+ * desktop's side. Submit (entrypoint, runtime_env, submission_id), status,
+ * the log as Ray writes it (the tail endpoint, a WebSocket), stop. Every
+ * answer is validated. Ray's own clients (the Python SDK, the CLI) make the
+ * same calls.
  */
 import http from 'node:http';
 import https from 'node:https';
+import WebSocket from 'ws';
 import { z } from 'zod';
 
 /** Ray's JobStatus; the last three are terminal. */
@@ -20,38 +20,20 @@ export type RayJobSubmission = {
   /** The shell command Ray runs (Ray runs it through a shell: quote every argument, see shellQuote.ts). */
   readonly entrypoint: string;
   readonly submissionId: string;
-  readonly runtimeEnv?: { readonly env_vars?: Readonly<Record<string, string>>; readonly [key: string]: unknown };
+  /** env_vars for the job's processes; pip: packages Ray installs for them (into an environment on top of the node's own). */
+  readonly runtimeEnv: { readonly env_vars: Readonly<Record<string, string>>; readonly pip?: readonly string[] };
   readonly metadata?: Readonly<Record<string, string>>;
-  readonly numCpus?: number;
-  readonly numGpus?: number;
-  readonly memory?: number;
-  readonly resources?: Readonly<Record<string, number>>;
 };
 
 const submitResponseSchema = z.object({ submission_id: z.string().min(1) });
 const jobInfoSchema = z.object({
   status: z.enum(RAY_JOB_STATUSES),
   message: z.string().nullable().optional(),
-  submission_id: z.string().nullable().optional(),
   driver_exit_code: z.int().nullable().optional(),
-  error_type: z.string().nullable().optional(),
 });
 export type RayJobInfo = z.infer<typeof jobInfoSchema>;
-const logsResponseSchema = z.object({ logs: z.string() });
 const stopResponseSchema = z.object({ stopped: z.boolean() });
-const deleteResponseSchema = z.object({ deleted: z.boolean() });
 const versionResponseSchema = z.object({ version: z.string(), ray_version: z.string() });
-
-/** A call the API refused or could not answer, with its HTTP status (0: no answer). */
-export class RayApiError extends Error {
-  override readonly name = 'RayApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export class RayJobsClient {
   private readonly base: URL;
@@ -60,7 +42,8 @@ export class RayJobsClient {
     address: string,
     private readonly timeoutMs = 30_000,
   ) {
-    this.base = new URL(address);
+    // The documented paths are relative to the dashboard's address, which may have a path of its own.
+    this.base = new URL(address.endsWith('/') ? address : `${address}/`);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`the Ray dashboard address must be http(s): ${address}`);
   }
 
@@ -69,80 +52,66 @@ export class RayJobsClient {
   }
 
   async version(): Promise<z.infer<typeof versionResponseSchema>> {
-    return versionResponseSchema.parse(await this.request('GET', '/api/version'));
+    return versionResponseSchema.parse(await this.request('GET', 'api/version'));
   }
 
   /** Submits a job; resolves with its submission id once Ray has accepted it (it may still be PENDING). */
   async submit(job: RayJobSubmission): Promise<string> {
-    const body = {
-      entrypoint: job.entrypoint,
-      submission_id: job.submissionId,
-      runtime_env: job.runtimeEnv ?? {},
-      metadata: job.metadata ?? {},
-      ...(job.numCpus !== undefined ? { entrypoint_num_cpus: job.numCpus } : {}),
-      ...(job.numGpus !== undefined ? { entrypoint_num_gpus: job.numGpus } : {}),
-      ...(job.memory !== undefined ? { entrypoint_memory: job.memory } : {}),
-      ...(job.resources !== undefined ? { entrypoint_resources: job.resources } : {}),
-    };
+    const body = { entrypoint: job.entrypoint, submission_id: job.submissionId, runtime_env: job.runtimeEnv, metadata: job.metadata ?? {} };
     // The documented path ends with a slash.
-    return submitResponseSchema.parse(await this.request('POST', '/api/jobs/', body)).submission_id;
+    return submitResponseSchema.parse(await this.request('POST', 'api/jobs/', body)).submission_id;
   }
 
   async info(submissionId: string): Promise<RayJobInfo> {
-    return jobInfoSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}`));
+    return jobInfoSchema.parse(await this.request('GET', `api/jobs/${encodeURIComponent(submissionId)}`));
   }
 
-  /** The job's whole log so far (the driver's stdout and stderr). */
-  async logs(submissionId: string): Promise<string> {
-    return logsResponseSchema.parse(await this.request('GET', `/api/jobs/${encodeURIComponent(submissionId)}/logs`)).logs;
+  /**
+   * Follows the job's log (its driver's output, and so its actors') from the
+   * start, each piece as Ray writes it. Resolves when Ray closes the stream —
+   * the job has ended, or the dashboard dropped it: the status says which.
+   */
+  tailLogs(submissionId: string, onText: (text: string) => void): Promise<void> {
+    const url = new URL(`api/jobs/${encodeURIComponent(submissionId)}/logs/tail`, this.base);
+    url.protocol = this.base.protocol === 'https:' ? 'wss:' : 'ws:';
+    return new Promise<void>((resolve, reject) => {
+      // Uncompressed: with permessage-deflate the dashboard closes the tail before it sends anything.
+      const socket = new WebSocket(url, { perMessageDeflate: false });
+      socket.on('message', (data: Buffer) => onText(data.toString('utf8')));
+      socket.on('unexpected-response', (_req, res) => reject(new Error(`the log of Ray job ${submissionId}: HTTP ${res.statusCode}`)));
+      socket.on('error', (error) => reject(new Error(`the log of Ray job ${submissionId}: ${error.message}`)));
+      socket.on('close', () => resolve());
+    });
   }
 
-  /** Asks Ray to stop the job (SIGTERM to its process group, then SIGKILL); false when it had already ended. */
+  /** Asks Ray to stop the job (SIGTERM to its driver, then SIGKILL); false when it had already ended. */
   async stop(submissionId: string): Promise<boolean> {
-    return stopResponseSchema.parse(await this.request('POST', `/api/jobs/${encodeURIComponent(submissionId)}/stop`)).stopped;
+    return stopResponseSchema.parse(await this.request('POST', `api/jobs/${encodeURIComponent(submissionId)}/stop`)).stopped;
   }
 
-  /** Removes a terminal job's record and logs from the cluster. */
-  async delete(submissionId: string): Promise<boolean> {
-    return deleteResponseSchema.parse(await this.request('DELETE', `/api/jobs/${encodeURIComponent(submissionId)}`)).deleted;
-  }
-
-  private request(method: 'GET' | 'POST' | 'DELETE', pathname: string, body?: unknown): Promise<unknown> {
-    const url = new URL(pathname.replace(/^\//, ''), this.base.href.endsWith('/') ? this.base.href : `${this.base.href}/`);
+  // On node:http, not fetch: fetch sends Sec-Fetch-Mode, and the dashboard refuses a POST it takes for a browser's.
+  private request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const url = new URL(path, this.base);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const transport = url.protocol === 'https:' ? https : http;
     return new Promise<unknown>((resolve, reject) => {
-      const req = transport.request(
-        url,
-        {
-          method,
-          headers: {
-            accept: 'application/json',
-            ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.byteLength) } : {}),
-          },
-          timeout: this.timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', (error) => reject(new RayApiError(0, `${method} ${url.pathname}: ${error.message}`)));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-              reject(new RayApiError(status, `${method} ${url.pathname}: HTTP ${status}: ${text.slice(0, 500)}`));
-              return;
-            }
-            try {
-              resolve(JSON.parse(text));
-            } catch {
-              reject(new RayApiError(status, `${method} ${url.pathname}: not JSON: ${text.slice(0, 200)}`));
-            }
-          });
-        },
-      );
+      const failed = (why: string) => reject(new Error(`${method} ${url.pathname} at ${this.base.host}: ${why}`));
+      const headers = { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.byteLength) } : {}) };
+      const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers, timeout: this.timeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (error) => failed(error.message));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return failed(`HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            failed(`not JSON: ${text.slice(0, 200)}`);
+          }
+        });
+      });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (error) => reject(new RayApiError(0, `${method} ${url.pathname} at ${this.base.host}: ${error.message}`)));
+      req.on('error', (error) => failed(error.message));
       req.end(payload);
     });
   }

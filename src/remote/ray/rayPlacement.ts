@@ -1,9 +1,9 @@
 /**
  * Where a role runs under recipe `runner: ray`: the roles the runner names
- * are Ray jobs (rayJobWorker.ts) with the resources the recipe gives them;
- * the others stay on this host. Ray, not the device map, picks a job's GPUs
- * on its node and sets CUDA_VISIBLE_DEVICES; the device map's GPU count is
- * the default for `num_gpus`.
+ * are Ray actors (rayJobWorker.ts) with the resources the recipe gives them;
+ * the others stay on this host. Ray, not the device map, picks an actor's
+ * GPUs on its node and sets CUDA_VISIBLE_DEVICES; the device map's GPU count
+ * is the default for `num_gpus`.
  */
 import type { RayRunner, Recipe, WorkerDevice } from '../../core/recipe/recipeSchema';
 import { gpusOf, niceOf, threadsEnvOf, type RoleName, type RolePlacement } from '../../processes/devices/rolePlacement';
@@ -50,10 +50,13 @@ export function rayPlacement(runner: RayRunner, role: RayRoleName, device: Worke
       ...(runner.control.advertise !== undefined ? { advertise: runner.control.advertise } : {}),
     },
     role,
-    numCpus: settings.num_cpus,
-    ...(numGpus > 0 ? { numGpus } : {}),
-    ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
-    ...(settings.node !== undefined ? { node: settings.node } : {}),
+    actor: {
+      num_cpus: settings.num_cpus,
+      ...(numGpus > 0 ? { num_gpus: numGpus } : {}),
+      ...(settings.memory !== undefined ? { memory: settings.memory } : {}),
+      // Ray gives every node the resource node:<ip>: asking for a sliver of it places the actor there.
+      ...(settings.node !== undefined ? { resources: { [`node:${settings.node}`]: 0.001 } } : {}),
+    },
     env: runner.env,
     hooks: role === 'trainer' ? trainerWeightSync : engineAdapterSync,
   };

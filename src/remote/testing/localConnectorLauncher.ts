@@ -1,9 +1,9 @@
 /**
  * The remote transport without a cluster, for tests: GateLab's connector
  * started as a local child process (a real Python process, a real
- * WebSocket, the real control endpoint), in place of the Ray job that starts
- * it on a node. What a Ray job adds — submission, status, logs — is tested
- * against a real Ray head in tests/ray.integration.test.ts.
+ * WebSocket, the real control endpoint), in place of the Ray actor that runs
+ * it on a node. What Ray adds — the job, the actor's placement, status,
+ * logs — is tested against a real Ray head in tests/ray.integration.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -16,6 +16,7 @@ import type { LoopbackTunnel } from '../loopbackTunnel';
 import type { ServerConnectorStart } from '../remoteServerHost';
 
 export type LocalConnectorLaunch = {
+  /** A Python with the connector's packages (the Ray environment's). */
   readonly python: string;
   readonly control: ControlEndpointOptions;
   readonly hooks?: () => RemoteCallHooks;
@@ -36,9 +37,10 @@ export function localServerConnector(launch: LocalConnectorLaunch): ServerConnec
 
 function startLocalConnector(launch: LocalConnectorLaunch, entry: WorkerEntry, options: LaunchOptions, tunnel?: LoopbackTunnel): RemoteWorkerProcess {
   let child: ReturnType<typeof spawn> | undefined;
-  const worker = new RemoteWorkerProcess(options.name, options, launch.hooks?.(), 'local connector', (signal) => child?.kill(signal), tunnel);
+  const hub = controlHub(launch.control);
+  const worker = new RemoteWorkerProcess({ name: options.name, options, hooks: launch.hooks?.(), label: 'local connector', terminate: (signal) => child?.kill(signal), hub, tunnel });
   void (async () => {
-    const expected = await controlHub(launch.control).expect(options.name);
+    const expected = await hub.expect(options.name);
     worker.onExit(() => expected.cancel('the launch ended'));
     expected.connected.then(
       (socket) => worker.attach(socket),
