@@ -23,13 +23,13 @@ if (lab !== null) {
   lab.on('lab.log', createFrameBatcher((entries) => useLogStore.getState().append(entries)));
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
   // A live run streams patches; a frame's worth is applied in one store update.
-  lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
+  lab.on('labRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
   // The candidates waiting in every run the lab follows: each event carries the whole list.
-  lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
+  lab.on('labRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
   // The run this lab runs, on screen or in the background: the whole view each time.
-  lab.on('liveRuns.runningChanged', createFrameBatcher((views) => useRunningStore.getState().apply(views)));
+  lab.on('labRuns.runningChanged', createFrameBatcher((views) => useRunningStore.getState().apply(views)));
   // A waiting candidate's OS notification was clicked (Electron): show it, opening its run if needed.
-  lab.on('liveRuns.reviewRequested', ({ runDir, candidate }) => {
+  lab.on('labRuns.reviewRequested', ({ runDir, candidate }) => {
     usePageStore.getState().show('run');
     void useLiveRunStore.getState().review(runDir, candidate);
   });

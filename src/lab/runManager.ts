@@ -5,7 +5,7 @@
 // from disk, passes a person's requests to the run's release gate (which
 // decides: nothing here writes the pointer), and streams what changes to the
 // renderers — batched: journal events arriving together become one
-// `liveRuns.changed` event carrying only what changed.
+// `labRuns.changed` event carrying only what changed.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type {
@@ -83,7 +83,7 @@ export class RunManager {
   private current: Current | null = null;
   /** The run whose sessions this lab runs while another is on screen (it goes on untouched), or null. */
   private background: Current | null = null;
-  /** The running run last announced (`liveRuns.runningChanged`), as sent. */
+  /** The running run last announced (`labRuns.runningChanged`), as sent. */
   private runningSent = 'null';
   private closing = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
@@ -572,7 +572,7 @@ export class RunManager {
     const text = JSON.stringify(view);
     if (text === this.runningSent) return;
     this.runningSent = text;
-    this.options.events.emit('liveRuns.runningChanged', view);
+    this.options.events.emit('labRuns.runningChanged', view);
   }
 
   private refuseWhileRunning(what: string): void {
@@ -664,7 +664,7 @@ export class RunManager {
     const patch: RunPatch | null = diffRunView(c.sent, next, reset);
     if (!patch) return;
     c.update += 1;
-    this.options.events.emit('liveRuns.changed', patch);
+    this.options.events.emit('labRuns.changed', patch);
   }
 
   /** One log line per decision a person should notice. */

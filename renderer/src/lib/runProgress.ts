@@ -1,4 +1,4 @@
-import type { AwaitingView, CandidateView, RunView } from '../../../src/contract/liveRuns';
+import type { AwaitingView, CandidateView, RunView } from '../../../src/contract/labRuns';
 
 /** 42 → "42 s", 725 → "12 min 05 s", 7380 → "2 h 03 min". */
 export function duration(seconds: number): string {

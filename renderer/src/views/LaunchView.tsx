@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/liveRuns';
+import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/labRuns';
 import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
 import { useCompareStore } from '../stores/compareStore';
 import { isPending, isPendingAny, useLiveRunStore } from '../stores/liveRunStore';

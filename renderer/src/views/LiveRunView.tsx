@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { CandidateView, RunPhase, RunView } from '../../../src/contract/liveRuns';
+import type { CandidateView, RunPhase, RunView } from '../../../src/contract/labRuns';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CandidateView, GatedMetric, RoundCheck, RoundView, ServingPointerView } from '../../../../src/contract/liveRuns';
+import type { CandidateView, GatedMetric, RoundCheck, RoundView, ServingPointerView } from '../../../../src/contract/labRuns';
 import { isPending, type Pending } from '../../stores/liveRunStore';
 import { shortHash } from '../../lib/format';
 import { lifecycleSteps, sourceLabel, stateLabel } from '../../lib/lifecycle';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CandidateView, RunHeader } from '../../../../src/contract/liveRuns';
+import type { CandidateView, RunHeader } from '../../../../src/contract/labRuns';
 import type { Pending } from '../../stores/liveRunStore';
 import { stateLabel, sourceLabel } from '../../lib/lifecycle';
 import { CandidateCard } from './CandidateCard';

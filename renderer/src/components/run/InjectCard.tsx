@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { BadCandidateKind, CandidateView, InjectionView } from '../../../../src/contract/liveRuns';
-import { BAD_CANDIDATE_KINDS, MAX_QUEUED_INJECTIONS } from '../../../../src/contract/liveRuns';
+import type { BadCandidateKind, CandidateView, InjectionView } from '../../../../src/contract/labRuns';
+import { BAD_CANDIDATE_KINDS, MAX_QUEUED_INJECTIONS } from '../../../../src/contract/labRuns';
 import { stateLabel } from '../../lib/lifecycle';
 import { duration } from '../../lib/runProgress';
 import { isPendingAny, type Pending } from '../../stores/liveRunStore';

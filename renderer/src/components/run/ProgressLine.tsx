@@ -1,4 +1,4 @@
-import type { RunView } from '../../../../src/contract/liveRuns';
+import type { RunView } from '../../../../src/contract/labRuns';
 import { duration, elapsedSeconds, etaSeconds, gateStateText, isLive } from '../../lib/runProgress';
 import { useNow } from '../useNow';
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CandidateView, RunHeader, ServingChangeView } from '../../../../src/contract/liveRuns';
+import type { CandidateView, RunHeader, ServingChangeView } from '../../../../src/contract/labRuns';
 import { isPendingAny, type Decision, type Pending } from '../../stores/liveRunStore';
 import { shortHash } from '../../lib/format';
 import { RollbackDialog } from './RollbackDialog';

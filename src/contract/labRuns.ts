@@ -10,7 +10,7 @@ import { CurveRow, LoadedRun } from './runs';
  * serving pointer by itself (DESIGN §3 invariant 1).
  *
  * Wire shapes are spelled out here, not imported from the lab (the renderer
- * must not import Node code); src/lab/liveRunsContract.test.ts pins
+ * must not import Node code); src/lab/labRunsContract.test.ts pins
  * the enumerations below to the lab's own lists.
  */
 
@@ -101,7 +101,7 @@ export const VerdictView = z.strictObject({
 export type VerdictView = z.infer<typeof VerdictView>;
 
 export const RecipeChoice = z.strictObject({
-  /** The file name inside the recipes folder; what `liveRuns.start` takes. */
+  /** The file name inside the recipes folder; what `labRuns.start` takes. */
   id: recipeId,
   name: z.string(),
   description: z.string(),
@@ -374,7 +374,7 @@ export const RunHeader = z.strictObject({
   injections: z.array(InjectionView),
   /**
    * Updates sent for this run view so far: a patch carries n, the next n + 1.
-   * A renderer that sees a gap (a dropped socket) fetches `liveRuns.current` again.
+   * A renderer that sees a gap (a dropped socket) fetches `labRuns.current` again.
    */
   update: count,
 });
@@ -392,7 +392,7 @@ export const RunView = z.strictObject({
 export type RunView = z.infer<typeof RunView>;
 
 /**
- * What changed since the last update (the `liveRuns.changed` event). Keyed
+ * What changed since the last update (the `labRuns.changed` event). Keyed
  * collections carry only new or changed items (merge by key); `reset` says
  * the run on screen was replaced and the lists are complete.
  */
@@ -503,13 +503,13 @@ export type ProbePair = z.infer<typeof ProbePair>;
 
 const where = z.union([z.strictObject({ runId }), z.strictObject({ path: z.string().min(1).max(4096) })]);
 
-export const liveRunsMethods = {
-  'liveRuns.recipes': {
+export const labRunsMethods = {
+  'labRuns.recipes': {
     summary: 'The recipes the desktop can start (the embedded default first) and, for each, whether it can run here and why not.',
     params: z.strictObject({}),
     result: z.strictObject({ recipes: z.array(RecipeChoice), runsDir: z.string() }),
   },
-  'liveRuns.start': {
+  'labRuns.start': {
     summary: 'Create a run folder from a recipe and start it (engines, trainer, gateway, gate). At most one run is live.',
     params: z.strictObject({
       recipe: recipeId,
@@ -520,70 +520,70 @@ export const liveRunsMethods = {
     }),
     result: RunView,
   },
-  'liveRuns.current': {
+  'labRuns.current': {
     summary: 'The run on screen (live or opened from disk), whole; null when none.',
     params: z.strictObject({}),
     result: z.strictObject({ run: RunView.nullable() }),
   },
-  'liveRuns.list': {
+  'labRuns.list': {
     summary: 'The run folders in the lab\'s runs folder, newest first.',
     params: z.strictObject({}),
     result: z.strictObject({ runsDir: z.string(), runs: z.array(RunFolderInfo) }),
   },
-  'liveRuns.awaiting': {
-    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as liveRuns.awaitingChanged.',
+  'labRuns.awaiting': {
+    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as labRuns.awaitingChanged.',
     params: z.strictObject({}),
     result: AwaitingView,
   },
-  'liveRuns.running': {
-    summary: 'The run whose sessions this lab runs, on screen or in the background; null when none. Changes arrive as liveRuns.runningChanged.',
+  'labRuns.running': {
+    summary: 'The run whose sessions this lab runs, on screen or in the background; null when none. Changes arrive as labRuns.runningChanged.',
     params: z.strictObject({}),
     result: RunningView,
   },
-  'liveRuns.open': {
+  'labRuns.open': {
     summary:
       'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts. A run this lab runs keeps running in the background; opening it again brings it back on screen, live.',
     params: where,
     result: RunView,
   },
-  'liveRuns.stop': {
+  'labRuns.stop': {
     summary: 'Stop the live run after the session in progress (at once when paused); it can be resumed.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.pause': {
+  'labRuns.pause': {
     summary:
       'Pause the live run after the session in progress: no new session starts, while serving, the trainer\'s step in flight and the gate go on. Resume continues it.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.resume': {
+  'labRuns.resume': {
     summary: 'Continue the run on screen where it is: a paused run starts its next session; a stopped, crashed or opened one resumes where its journal ends.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.confirm': {
+  'labRuns.confirm': {
     summary: 'A person confirms a candidate awaiting confirmation; the gate re-verifies and promotes it.',
     params: z.strictObject({ candidate: candidateId }),
     result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.reject': {
+  'labRuns.reject': {
     summary: 'A person rejects a candidate that is not yet promoted.',
     params: z.strictObject({ candidate: candidateId, reason: z.string().trim().min(1).max(500).default('rejected by a person in the desktop') }),
     result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.inject': {
+  'labRuns.inject': {
     summary:
       'Ask for a deliberately bad candidate of one of the six kinds: it is built in the background (queued behind any other request) and staged through the gate like any other. Answers at once with the request; it and its candidate arrive in the run\'s updates.',
     params: z.strictObject({ kind: z.enum(BAD_CANDIDATE_KINDS) }),
     result: z.strictObject({ injection: InjectionView, servingBefore: ServingPointerView }),
   },
-  'liveRuns.rollback': {
+  'labRuns.rollback': {
     summary: 'A person moves serving back to a version that served before (re-verified by the gate first).',
     params: z.strictObject({ version: versionId }),
     result: z.strictObject({ servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.openCurve': {
+  'labRuns.openCurve': {
     summary:
       'Load a run folder\'s curve.csv (and gate.csv) as the curve viewer does, titled by the folder\'s name: to view it, or to compare it with other runs.',
     params: z.union([
@@ -592,12 +592,12 @@ export const liveRunsMethods = {
     ]),
     result: LoadedRun,
   },
-  'liveRuns.transcript': {
+  'labRuns.transcript': {
     summary: 'The whole conversation of one session of the run on screen: every turn, its verdict with offsets, reward and hint.',
     params: z.strictObject({ session: count.max(100_000) }),
     result: TranscriptView,
   },
-  'liveRuns.probeReplies': {
+  'labRuns.probeReplies': {
     summary: 'The probe replies of one round of a candidate, paired with serving\'s on the same problems and seeds, with verdicts.',
     params: z.strictObject({ candidate: candidateId, round: z.int().positive().max(100) }),
     result: z.strictObject({ candidate: candidateId, round: z.int().positive(), seed: count, servingVersion: versionId, pairs: z.array(ProbePair) }),

@@ -5,9 +5,9 @@ import { MARKER_KINDS as JUDGE_MARKER_KINDS, REJECT_REASONS as JUDGE_REJECT_REAS
 import { badCandidateKinds, rejectionCodes } from '../core/journal/journalEvents';
 import { marginsSchema } from '../core/recipe/recipeSchema';
 
-// The liveRuns contract spells out its enumerations (the renderer cannot
+// The labRuns contract spells out its enumerations (the renderer cannot
 // import the lab); these pin each one to the lab's own list.
-describe('the liveRuns contract matches the lab', () => {
+describe('the labRuns contract matches the lab', () => {
   test('bad-candidate kinds, rejection codes, marker kinds and reject reasons', () => {
     expect([...BAD_CANDIDATE_KINDS]).toEqual([...badCandidateKinds]);
     expect([...REJECTION_CODES]).toEqual([...rejectionCodes]);
