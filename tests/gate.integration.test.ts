@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BadCandidateKind, RejectionCode } from '../src/core/journal/journalEvents';
+import type { BadCandidateKind, RejectionCode } from '../src/core/gate/candidateVocabulary';
 import { readServingPointer } from '../src/core/journal/servingPointer';
 import { createRun, LiveRun } from '../src/run/liveRun';
 import { createRng } from '../src/core/tasks/rng';

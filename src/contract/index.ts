@@ -6,5 +6,6 @@ export * from './client';
 export * from './errors';
 export * from './events';
 export * from './labRuns';
+export * from './runPhases';
 export * from './runs';
 export * from './workers';

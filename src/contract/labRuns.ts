@@ -1,18 +1,24 @@
-import { z } from 'zod';
-import type { MethodTable } from './define';
-import { CurveRow, LoadedRun } from './runs';
-
 /**
  * The run domain of the desktop: choose a recipe, start / stop / resume a run
  * of it, watch it (sessions, curve, trainer steps, the gate), and ask the
  * gate for a person's decisions. The renderer only *asks*: every action is a
  * request the lab core's release gate decides on; nothing here can move the
- * serving pointer by itself (DESIGN §3 invariant 1).
+ * serving pointer by itself (only promote and rollback write it).
  *
- * Wire shapes are spelled out here, not imported from the lab (the renderer
- * must not import Node code); src/lab/labRunsContract.test.ts pins
- * the enumerations below to the lab's own lists.
+ * The enumerations are the core's own (pure modules, so the renderer may
+ * reach them through here); the run's phases are the desktop's (runPhases.ts).
  */
+import { z } from 'zod';
+import type { MethodTable } from './define';
+import { CurveRow, LoadedRun } from './runs';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
+import { TRAINING_MODES } from '../core/judge/trainDispatch';
+import { RUN_PHASES } from './runPhases';
+
+export { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES, type BadCandidateKind, type CandidateStateName, type GatedMetric } from '../core/gate/candidateVocabulary';
+export { MARKER_KINDS, REJECT_REASONS, type MarkerKind } from '../core/judge/criterion';
+export { TRAINING_MODES } from '../core/judge/trainDispatch';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 /** `base`, or `v<step>-<first 8 hex of the sha256>` (docs/internals.md, the weight store). */
@@ -26,61 +32,6 @@ export const RUN_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const runId = z.string().regex(RUN_ID_PATTERN, 'a run folder name (letters, digits, . _ -)');
 /** A recipe file's name inside the lab's recipes folder. */
 const recipeId = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ya?ml$/, 'a recipe file name (*.yaml)');
-
-export const BAD_CANDIDATE_KINDS = [
-  'random-noise',
-  'reward-inverted',
-  'collapsed',
-  'nan-inf',
-  'wrong-shape',
-  'corrupted-bytes',
-] as const;
-export type BadCandidateKind = (typeof BAD_CANDIDATE_KINDS)[number];
-
-export const MARKER_KINDS = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line'] as const;
-export type MarkerKind = (typeof MARKER_KINDS)[number];
-
-export const REJECT_REASONS = ['no-reply', 'style', 'no-shown-work', 'no-gold-answer'] as const;
-
-export const CANDIDATE_STATES = [
-  'staged',
-  'verified',
-  'probing',
-  'awaiting-confirm',
-  'confirmed',
-  'promoted',
-  'rejected',
-  'superseded',
-] as const;
-export type CandidateStateName = (typeof CANDIDATE_STATES)[number];
-
-export const REJECTION_CODES = [
-  'unreadable',
-  'hash-mismatch',
-  'tensor-spec',
-  'non-finite',
-  'update-norm',
-  'regression',
-  'probe-error',
-  'promote-verify',
-  'person',
-] as const;
-
-/** The metrics a probe round is gated on (never the style rate alone: DESIGN §4). */
-export const GATED_METRICS = ['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations'] as const;
-export type GatedMetric = (typeof GATED_METRICS)[number];
-
-/**
- * What the desktop shows of a run, in time order of its life:
- * starting (engines loading) → running → stopping → stopped | completed | failed;
- * running → pausing (the session in progress finishes) → paused (no session
- * runs; serving, the trainer's step in flight and the gate go on) → running;
- * `viewing` is a run folder opened from disk (nothing runs); `gate-only` is
- * such a run opened with its gate and probe engine only, for a person's
- * decision (no sessions run).
- */
-export const RUN_PHASES = ['starting', 'running', 'pausing', 'paused', 'stopping', 'stopped', 'completed', 'failed', 'viewing', 'gate-only'] as const;
-export type RunPhase = (typeof RUN_PHASES)[number];
 
 export const ServingPointerView = z.strictObject({ version: versionId, sha256 });
 export type ServingPointerView = z.infer<typeof ServingPointerView>;
@@ -124,9 +75,6 @@ const Reward = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 /** The hint judge's hindsight hint for a turn, and whether it was accepted (long enough to teach). */
 export const HintView = z.strictObject({ text: z.string(), accepted: z.boolean() });
 export type HintView = z.infer<typeof HintView>;
-
-/** How a judged turn trains (DESIGN §1's dispatch table). */
-export const TRAINING_MODES = ['both', 'opd-only', 'rl-only', 'none'] as const;
 
 /** One session: its curve row, and its first reply (the scored one) with the criterion's verdict. */
 export const SessionView = z.strictObject({

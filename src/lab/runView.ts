@@ -16,7 +16,7 @@ import type {
   TrainerStepView,
   VerdictView,
 } from '../contract';
-import { CurveRow } from '../contract';
+import { CurveRow, inSessionLoop, isLivePhase } from '../contract';
 import { foldGateState, isHeldForPerson, type CandidateRecord, type GateState } from '../core/gate/gateState';
 import { judgeRound } from '../core/gate/roundVerdict';
 import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
@@ -49,11 +49,6 @@ export type RunLiveness = {
   injections: InjectionView[];
   update: number;
 };
-
-/** Phases in which the run's sessions and trainer are alive in some process (the trainer's step can be in flight). */
-const LIVE_PHASES: ReadonlySet<RunPhase> = new Set(['starting', 'running', 'pausing', 'paused', 'stopping']);
-/** Phases in which the run's session loop is running (its start is journaled; a pause is journaled as it begins). */
-const SESSION_LOOP_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'pausing', 'paused', 'stopping']);
 
 export type RunViewInput = {
   runDir: string;
@@ -125,8 +120,10 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
     progress: runProgress(
       events,
       recipe,
-      LIVE_PHASES.has(liveness.phase) || liveness.heldBy !== null,
-      SESSION_LOOP_PHASES.has(liveness.phase) || liveness.heldBy !== null,
+      // Live: the sessions and trainer are alive in some process (the trainer's step can be in flight).
+      isLivePhase(liveness.phase) || liveness.heldBy !== null,
+      // In the session loop: its start is journaled; a pause is journaled as it begins.
+      inSessionLoop(liveness.phase) || liveness.heldBy !== null,
     ),
     injections: liveness.injections,
     update: liveness.update,

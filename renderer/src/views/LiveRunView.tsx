@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { CandidateView, RunPhase, RunView } from '../../../src/contract/labRuns';
+import type { CandidateView, RunView } from '../../../src/contract/labRuns';
+import { isLivePhase, isPausePhase, type RunPhase } from '../../../src/contract/runPhases';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
@@ -103,8 +104,8 @@ function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly Cand
     useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, pause: s.pause, resume: s.resume, dismiss: s.dismissProblem })),
   );
   const h = run.header;
-  const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping' || h.phase === 'pausing' || h.phase === 'paused';
-  const paused = h.phase === 'paused' || h.phase === 'pausing';
+  const live = isLivePhase(h.phase);
+  const paused = isPausePhase(h.phase);
   const resumable = paused || (!live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned);
   const first = awaiting[0];
   const inView = useSectionInView();
