@@ -78,7 +78,8 @@ import type { JournalEvent } from '../src/core/journal/journalEvents';
 import type { Arm } from '../src/core/recipe/recipeSchema';
 import { phaseBreakdown, phaseRows, type PhaseBreakdown } from './phaseBreakdown';
 import { loadRecipe, resolveRecipePath } from '../src/core/recipe/loadRecipe';
-import { createRun, LiveRun } from '../src/run/liveRun';
+import { LiveRun } from '../src/run/liveRun';
+import { createRun } from '../src/run/createRun';
 import { runCurve, runSummary } from '../src/run/runReport';
 import type { CurveRow } from '../src/core/metrics/curve';
 

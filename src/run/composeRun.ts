@@ -18,7 +18,8 @@ import { devicePlacementProblems, rolePlacement, type RoleName, type RolePlaceme
 import { BackendUnavailableError } from '../backends/backendUnavailable';
 import { policyBackend, type PolicyBackend, type RecipePathResolver } from '../backends/policyBackend';
 import { studentBackend } from '../backends/studentBackend';
-import { trainerBackend, type TrainerBackend } from '../backends/trainerBackend';
+import { trainerBackend, type TrainerBackend, type TrainerLaunch, type TrainerWorker } from '../backends/trainerBackend';
+import { trainerInitParams, type TrainerInitInput } from '../backends/trainerInitParams';
 import { rayPlacement, rayRoleOf, rayRunnerProblems } from '../remote/ray/rayPlacement';
 
 export type RunBackends = {
@@ -30,6 +31,10 @@ export type RunBackends = {
   /** Where a role's process runs: CUDA_VISIBLE_DEVICES and nice. */
   placement(role: RoleName): RolePlacement;
 };
+
+// What the run uses of the backends, handed over here so that nothing else in src/run names a backend.
+export { BackendUnavailableError };
+export type { TrainerInitInput, TrainerWorker };
 
 let hostGpus: HostGpus | undefined;
 /** The host does not change while the lab runs: ask nvidia-smi once. */
@@ -104,4 +109,18 @@ export function reasonsNotRunnable(recipe: Recipe, host: HostGpus): string[] {
     if (error instanceof BackendUnavailableError) return [...error.reasons];
     throw error;
   }
+}
+
+/** The recipe's trainer for one run folder: what its `init` carries, and its process, placed on the trainer's devices. */
+export type RunTrainer = {
+  readonly init: TrainerInitInput;
+  createWorker(launch: Omit<TrainerLaunch, 'placement'>): TrainerWorker;
+};
+
+export function runTrainer(backends: RunBackends, recipe: Recipe, run: { modelDir: string; baseSha256: string; storeDir: string }): RunTrainer {
+  const { trainer } = backends;
+  return {
+    init: trainerInitParams(recipe, { ...run, ...(trainer.maxTokensPerCall !== undefined ? { maxTokensPerCall: trainer.maxTokensPerCall } : {}) }),
+    createWorker: (launch) => trainer.createWorker({ ...launch, placement: backends.placement('trainer') }),
+  };
 }

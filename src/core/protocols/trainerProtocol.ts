@@ -78,7 +78,7 @@
  * restore equals step k+1 of a run that was never interrupted.
  */
 import { z } from 'zod';
-import type { RpcProtocol } from './rpcProtocol';
+import type { MethodName, ParamsOf, ResultOf, RpcProtocol } from './rpcProtocol';
 import { chatMessageSchema } from './engineProtocol';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
@@ -326,6 +326,11 @@ export const trainerProtocol = {
   badCandidate: { params: badCandidateParamsSchema, result: badCandidateResultSchema },
 } as const satisfies RpcProtocol;
 export type TrainerProtocol = typeof trainerProtocol;
+
+/** What a caller of the trainer protocol holds: one typed call per method (a supervised trainer process is one). */
+export interface TrainerCaller {
+  call<M extends MethodName<TrainerProtocol>>(method: M, params: ParamsOf<TrainerProtocol, M>, options?: { readonly timeoutMs?: number }): Promise<ResultOf<TrainerProtocol, M>>;
+}
 
 /**
  * Error codes a trainer answers with (besides the supervisor's timeout,

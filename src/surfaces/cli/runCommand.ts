@@ -7,7 +7,9 @@
 import path from 'node:path';
 import { loadRecipe, RecipeError } from '../../core/recipe/loadRecipe';
 import { startControlServer } from '../control/controlServer';
-import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../../run/liveRun';
+import { LiveRun } from '../../run/liveRun';
+import { createRun, type RunOverrides } from '../../run/createRun';
+import { RunNotRunnableError } from '../../run/recipeBackends';
 import { RunBusyError } from '../../run/runFolder';
 import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { integerOption, parseOptions, requireRunDir } from './cliArgs';
