@@ -1,6 +1,6 @@
 /**
  * From homework tasks to training samples, the way a session produces them
- * (DESIGN §1): the student's first message → the engine's first reply (with
+ * the student's first message → the engine's first reply (with
  * old log-probs and top-K) → the pass criterion → the scripted student's
  * reaction (complaint with hindsight, or the save request) → the turn judge
  * (PRM + hint) on (reply, next state) → the dispatch table → a TokenSample.

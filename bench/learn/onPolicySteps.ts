@@ -17,7 +17,7 @@ import { judgedFirstReplies, type JudgedFirstReply, type RolloutDeps } from './f
 import type { StepReport } from '../../src/backends/embedded/trainer/loraTrainer';
 import type { TokenSample } from '../../src/backends/embedded/trainer/tokenSample';
 
-/** Which terms a sample keeps (DESIGN §1 dispatch, or an ablation of it). */
+/** Which terms a sample keeps (the judge's dispatch table, or an ablation of it). */
 export const SIGNAL_VARIANTS = ['both', 'rl-only', 'opd-only', 'reward-inverted'] as const;
 export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
 

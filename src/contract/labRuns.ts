@@ -11,19 +11,20 @@
 import { z } from 'zod';
 import type { MethodTable } from './define';
 import { CurveRow, LoadedRun } from './runs';
-import { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
 import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
 import { TRAINING_MODES } from '../core/judge/trainDispatch';
+import { servedVersionSchema, sha256Schema } from '../core/weights/weightIds';
 import { RUN_PHASES } from './runPhases';
 
 export { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES, type BadCandidateKind, type CandidateStateName, type GatedMetric } from '../core/gate/candidateVocabulary';
 export { MARKER_KINDS, REJECT_REASONS, type MarkerKind } from '../core/judge/criterion';
 export { TRAINING_MODES } from '../core/judge/trainDispatch';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-/** `base`, or `v<step>-<first 8 hex of the sha256>` (docs/internals.md, the weight store). */
-const versionId = z.string().regex(/^(base|v\d+-[0-9a-f]{8})$/);
-const candidateId = z.string().regex(/^c\d+$/);
+const sha256 = sha256Schema;
+/** `base`, or `v<step>-<first 8 hex of the sha256>`. */
+const versionId = servedVersionSchema;
+const candidateId = z.string().regex(CANDIDATE_ID_PATTERN);
 const at = z.iso.datetime();
 const count = z.int().nonnegative();
 
@@ -70,7 +71,7 @@ export const RecipeChoice = z.strictObject({
 });
 export type RecipeChoice = z.infer<typeof RecipeChoice>;
 
-/** The PRM's reward for a judged turn (DESIGN §1: +1 progress, −1 correction, 0 ambiguous). */
+/** The PRM's reward for a judged turn (+1 progress, −1 correction, 0 ambiguous). */
 const Reward = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 /** The hint judge's hindsight hint for a turn, and whether it was accepted (long enough to teach). */
 export const HintView = z.strictObject({ text: z.string(), accepted: z.boolean() });

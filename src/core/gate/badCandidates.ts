@@ -1,4 +1,4 @@
-// Deliberately bad candidates (DESIGN §4 bad-candidate injection). Each is
+// Deliberately bad candidates, injected to show the gate stops them. Each is
 // written to the run's weight store and then staged like a trainer's
 // candidate, so it meets exactly the gate every candidate meets — and must
 // end rejected with the serving pointer unchanged.
@@ -182,7 +182,7 @@ function samplingOf(recipe: Recipe) {
 
 /**
  * On-policy rounds toward markdown: each round loads the adapter so far into
- * the rollout engine (the probe engine: never the serving one, invariant 2),
+ * the rollout engine (the probe engine: a candidate never reaches the serving one before promotion),
  * samples first replies to homework tasks, rewards each reply by its markdown
  * against the batch's mean, and has the trainer take one step on them; the
  * last round's adapter is stored as the candidate.

@@ -5,6 +5,9 @@
 // them. Pure data (no imports), so the renderer may reach it through the
 // contract.
 
+/** A candidate's id in its run: `c<n>`, in staging order. */
+export const CANDIDATE_ID_PATTERN = /^c\d+$/;
+
 /** The deliberately bad candidates a person (or the bench) can inject. */
 export const BAD_CANDIDATE_KINDS = [
   'random-noise',

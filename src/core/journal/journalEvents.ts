@@ -3,11 +3,12 @@
 // sessions are done and which samples the trainer has consumed are all
 // derived from it, so a resumed run continues exactly where it stopped.
 import { z } from 'zod';
-import { BAD_CANDIDATE_KINDS, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
 import { servingPointerSchema } from './servingPointer';
+import { sha256Schema } from '../weights/weightIds';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-const candidateId = z.string().regex(/^c\d+$/);
+const sha256 = sha256Schema;
+const candidateId = z.string().regex(CANDIDATE_ID_PATTERN);
 /** A version id: `base` or `v<step>-<8 hex>` (step 0 for a candidate that no trainer step made). */
 const versionId = servingPointerSchema.shape.version;
 

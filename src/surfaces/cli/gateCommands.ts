@@ -4,7 +4,7 @@
  * no process holds is opened here with its gate and probe engine only, the
  * action done, the gate's pending work finished, and closed.
  */
-import { BAD_CANDIDATE_KINDS, type BadCandidateKind } from '../../core/gate/candidateVocabulary';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, type BadCandidateKind } from '../../core/gate/candidateVocabulary';
 import { askLiveRun, performControl, type ControlRequest } from '../control/controlServer';
 import { LiveRun } from '../../run/liveRun';
 import { readRunStatus, type CandidateStatus } from '../../run/runStatus';
@@ -44,7 +44,7 @@ function printCandidate(c: CandidateStatus): void {
   console.log(`${c.id} ${c.version} (${c.source}): ${c.state}${c.reason ? ` — ${c.reason}` : ''}`);
 }
 
-const idPattern = /^c\d+$/;
+const idPattern = CANDIDATE_ID_PATTERN;
 function candidateId(value: string | undefined): string {
   if (!value || !idPattern.test(value)) throw new UsageError('--candidate ID (c1, c2, …) is required');
   return value;
