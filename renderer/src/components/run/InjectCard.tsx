@@ -3,7 +3,7 @@ import type { BadCandidateKind, CandidateView, InjectionView } from '../../../..
 import { BAD_CANDIDATE_KINDS, MAX_QUEUED_INJECTIONS } from '../../../../src/contract/labRuns';
 import { stateLabel } from '../../lib/lifecycle';
 import { duration } from '../../lib/runProgress';
-import { isPendingAny, type Pending } from '../../stores/liveRunStore';
+import { isPendingAny, type Pending } from '../../stores/labRunStore';
 import { useNow } from '../useNow';
 
 /** What each bad kind is, in a line (DESIGN §4), and whether building it takes a while. */

@@ -18,7 +18,7 @@ import { TranscriptDrawer } from '../components/run/TranscriptDrawer';
 import { WorkersPanel } from '../components/run/WorkersPanel';
 import { TrainerCard } from '../components/run/TrainerCard';
 import { awaitingCandidates } from '../lib/runProgress';
-import { isPending, useLiveRunStore } from '../stores/liveRunStore';
+import { isPending, useLabRunStore } from '../stores/labRunStore';
 import { useReferenceStore } from '../stores/referenceStore';
 import { transcriptKey, useTranscriptStore } from '../stores/transcriptStore';
 import { useViewStore } from '../stores/viewStore';
@@ -100,7 +100,7 @@ function useSectionInView(): SectionId {
  * the sections of the page one click away.
  */
 function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly CandidateView[] }) {
-  const { pending, problem, stop, pause, resume, dismiss } = useLiveRunStore(
+  const { pending, problem, stop, pause, resume, dismiss } = useLabRunStore(
     useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, pause: s.pause, resume: s.resume, dismiss: s.dismissProblem })),
   );
   const h = run.header;
@@ -233,8 +233,8 @@ function useHeaderHeight(view: RefObject<HTMLDivElement | null>): void {
 }
 
 /** A run, live or from disk: its sessions, curve, serving, trainer and gate. */
-export function LiveRunView({ run }: { run: RunView }) {
-  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLiveRunStore(
+export function LabRunView({ run }: { run: RunView }) {
+  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLabRunStore(
     useShallow((s) => ({
       focusCandidate: s.focusCandidate,
       focused: s.focused,

@@ -27,7 +27,7 @@ export const isPending = (pending: Pending, label: string): boolean => pending[l
 /** Whether any request whose label starts with `prefix` is in flight ("rollback" → any rollback). */
 export const isPendingAny = (pending: Pending, prefix: string): boolean => Object.keys(pending).some((label) => label === prefix || label.startsWith(`${prefix} `));
 
-interface LiveRunState {
+interface LabRunState {
   /** The run on screen (live, or a folder opened from disk); null before one is started or opened. */
   run: RunView | null;
   pending: Pending;
@@ -70,7 +70,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * per batch), and the person's requests to it. The store only asks: every
  * outcome shown comes back from the lab.
  */
-export const useLiveRunStore = create<LiveRunState>()((set, get) => {
+export const useLabRunStore = create<LabRunState>()((set, get) => {
   let refetching = false;
 
   /**
