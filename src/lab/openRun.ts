@@ -3,14 +3,13 @@
 // engine), or it is read from disk (another process may be running it). Its
 // phase, the journal events the view is built from, its session details, its
 // injection queue and its view updates travel with it.
-import type { RunPhase } from '../contract';
+import type { BadCandidateKind, InjectionView, RunPhase } from '../contract';
 import { LabError } from '../contract';
 import { readJournal } from '../core/journal/appendOnlyJournal';
 import { journalEventSchema, type JournalEvent } from '../core/journal/journalEvents';
 import type { LiveRun } from '../run/liveRun';
 import { liveHolder, runPaths } from '../run/runFolder';
-import { InjectionQueue, type InjectionBuilder } from './injectionQueue';
-import type { InjectionView } from '../contract';
+import { InjectionQueue } from './injectionQueue';
 import { recipeOf } from './runView';
 import { emptySentState, type SentState } from './runViewDiff';
 import { SessionDetailCache } from './sessionDetails';
@@ -43,7 +42,8 @@ export type OpenRunHooks = {
   batchMs: number;
   /** Sends the run's view (its update batch is due). */
   send: (run: OpenRun) => Promise<void>;
-  buildInjection: (run: OpenRun, ...args: Parameters<InjectionBuilder>) => ReturnType<InjectionBuilder>;
+  /** Builds and stages one injected candidate on the run; answers its candidate id. */
+  buildInjection: (run: OpenRun, kind: BadCandidateKind) => Promise<string>;
   injectionChanged: (run: OpenRun, injection: InjectionView) => void;
   warn: (line: string) => void;
 };

@@ -5,7 +5,7 @@
 // requests to the run's release gate (which decides: nothing here writes the
 // pointer), and streams what changes to the renderers.
 //
-// Its parts live beside it: the run list (runFolders.ts), a held run
+// Its parts live beside it: the run list (runList.ts), a held run
 // (openRun.ts), the phase state machine (runPhaseMachine.ts), where a request
 // goes (requestRouting.ts), following another process's journal
 // (journalFollower.ts), update batching (viewUpdates.ts) and the log's
@@ -38,7 +38,7 @@ import { openRunFolder, type OpenRun } from './openRun';
 import { readProbeRound } from './probeEvidence';
 import { recipePath, runFolderPath } from './recipeCatalog';
 import { candidateIdOf, routeRequest } from './requestRouting';
-import { listRunFolders } from './runFolders';
+import { listRunFolders } from './runList';
 import { narration, sessionsEndedLine } from './runNarration';
 import { canPause, isSettling, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
 import { buildRunView, recipeOf } from './runView';
