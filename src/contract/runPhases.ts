@@ -20,6 +20,8 @@ export const LIVE_PHASES = ['starting', 'running', 'pausing', 'paused', 'stoppin
 export const SESSION_LOOP_PHASES = ['running', 'pausing', 'paused', 'stopping'] as const satisfies readonly RunPhase[];
 /** A session may be in progress: the loop runs and is not parked at a pause. */
 export const SESSION_PHASES = ['running', 'pausing', 'stopping'] as const satisfies readonly RunPhase[];
+/** The engines are loading, or the session loop is winding down: a person's request must wait a moment. */
+export const SETTLING_PHASES = ['starting', 'stopping'] as const satisfies readonly RunPhase[];
 /** A pause was asked for (the session in progress finishing) or reached. */
 export const PAUSE_PHASES = ['pausing', 'paused'] as const satisfies readonly RunPhase[];
 
@@ -29,3 +31,4 @@ export const isLivePhase = member(LIVE_PHASES);
 export const inSessionLoop = member(SESSION_LOOP_PHASES);
 export const mayRunSession = member(SESSION_PHASES);
 export const isPausePhase = member(PAUSE_PHASES);
+export const isSettling = member(SETTLING_PHASES);

@@ -24,7 +24,7 @@ import type {
   ServingPointerView,
   TranscriptView,
 } from '../contract';
-import { LabError } from '../contract';
+import { isSettling, LabError } from '../contract';
 import { loadRecipe } from '../core/recipe/loadRecipe';
 import type { ControlRequest } from '../surfaces/control/controlServer';
 import { createRun, type RunOverrides } from '../run/createRun';
@@ -40,7 +40,7 @@ import { recipePath, runFolderPath } from './recipeCatalog';
 import { candidateIdOf, routeRequest } from './requestRouting';
 import { listRunFolders } from './runList';
 import { narration, sessionsEndedLine } from './runNarration';
-import { canPause, isSettling, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
+import { canPause, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
 import { buildRunView, recipeOf } from './runView';
 import { diffRunView } from './runViewDiff';
 import { readTranscriptFile, transcriptView } from './sessionTranscript';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RUN_PHASES, type RunPhase } from '../contract';
-import { canPause, isSettling, phaseAfterLettingGo, resumeStep, sessionInProgress, stopStep } from './runPhaseMachine';
+import { isSettling, RUN_PHASES, type RunPhase } from '../contract';
+import { canPause, phaseAfterLettingGo, resumeStep, sessionInProgress, stopStep } from './runPhaseMachine';
 
 // The desktop's run phases, request by request: what each does from each phase.
 describe('the run phase machine', () => {

@@ -2,15 +2,10 @@
 // person's requests (and each turn of the run's own life) does from each
 // phase. The phases and their groups are the contract's (runPhases.ts); the
 // manager (runManager.ts) does what these say.
-import { inSessionLoop, isLivePhase, mayRunSession, isPausePhase, type RunPhase } from '../contract';
+import { inSessionLoop, isLivePhase, isPausePhase, isSettling, mayRunSession, type RunPhase } from '../contract';
 
 /** How the lab holds the run: its sessions run here, only its gate is open here, or nothing of it runs here. */
 export type Holding = 'sessions' | 'gate' | 'none';
-
-/** The engines are loading, or the session loop is winding down: a request must wait a moment. */
-export function isSettling(phase: RunPhase): boolean {
-  return phase === 'starting' || phase === 'stopping';
-}
 
 /** Resume: a paused loop continues; anything else (stopped, crashed, opened) starts its sessions again where the journal ends. */
 export function resumeStep(phase: RunPhase, holding: Holding): { kind: 'continue'; next: 'running' } | { kind: 'relaunch'; next: 'starting' } {

@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { CandidateView, RunView } from '../../../src/contract/labRuns';
-import { isLivePhase, isPausePhase, type RunPhase } from '../../../src/contract/runPhases';
+import { isLivePhase, isPausePhase, isSettling, type RunPhase } from '../../../src/contract/runPhases';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
@@ -285,7 +285,7 @@ export function LabRunView({ run }: { run: RunView }) {
   const publishedSessions = published?.curveSessions ?? 36;
   const span = range === 'published' ? Math.min(publishedSessions, h.sessions.planned) : h.sessions.planned;
   // The gate can be asked whenever a run is open and not between states.
-  const canAct = h.phase !== 'starting' && h.phase !== 'stopping';
+  const canAct = !isSettling(h.phase);
   const awaiting = useMemo(() => awaitingCandidates(run.candidates), [run.candidates]);
   const viewRef = useRef<HTMLDivElement>(null);
   useHeaderHeight(viewRef);
