@@ -124,12 +124,12 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'labRuns.stop': async () => runs.stop(),
     'labRuns.pause': async () => runs.pause(),
     'labRuns.resume': async () => runs.resume(),
-    'labRuns.confirm': async ({ candidate }) => runs.confirm(candidate),
-    'labRuns.reject': async ({ candidate, reason }) => runs.reject(candidate, reason),
-    'labRuns.inject': async ({ kind }) => runs.inject(kind),
-    'labRuns.rollback': async ({ version }) => runs.rollback(version),
-    'labRuns.probeReplies': async ({ candidate, round }) => runs.probeReplies(candidate, round),
-    'labRuns.transcript': async ({ session }) => runs.transcript(session),
+    'labRuns.confirm': async ({ candidate }) => runs.requests.confirm(candidate),
+    'labRuns.reject': async ({ candidate, reason }) => runs.requests.reject(candidate, reason),
+    'labRuns.inject': async ({ kind }) => runs.requests.inject(kind),
+    'labRuns.rollback': async ({ version }) => runs.requests.rollback(version),
+    'labRuns.probeReplies': async ({ candidate, round }) => runs.requests.probeReplies(candidate, round),
+    'labRuns.transcript': async ({ session }) => runs.requests.transcript(session),
     'labRuns.openCurve': async (where) => {
       const runDir = 'runId' in where ? runFolderPath(runs.runsDir, where.runId) : resolve(where.path);
       const run = await loadRunFolderCurve(runDir, where.purpose === 'view');

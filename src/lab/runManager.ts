@@ -9,33 +9,28 @@
 // (openRun.ts), the phase state machine (runPhaseMachine.ts), where a request
 // goes (requestRouting.ts), following another process's journal
 // (journalFollower.ts), update batching (viewUpdates.ts) and the log's
-// narration (runNarration.ts).
+// narration (runNarration.ts); a person's requests to the gate are
+// gateRequests.ts's.
 import path from 'node:path';
 import type {
   BadCandidateKind,
-  CandidateView,
-  InjectionView,
-  ProbePair,
   RunFolderInfo,
   RunPatch,
   RunPhase,
   RunView,
   RunningView,
-  ServingPointerView,
-  TranscriptView,
 } from '../contract';
 import { isSettling, LabError } from '../contract';
 import { loadRecipe } from '../core/recipe/loadRecipe';
 import type { ControlRequest } from '../surfaces/control/controlServer';
 import { createRun, type RunOverrides } from '../run/createRun';
 import { LiveRun } from '../run/liveRun';
-import { statusFromEvents } from '../run/runStatus';
 import { planOpen, refusalWhileRunning, runningRun, runningView } from './backgroundRun';
 import type { LabEventBus } from './eventBus';
+import { GateRequests } from './gateRequests';
 import { followJournal, refreshFromDisk, stopFollowing } from './journalFollower';
 import { asLabError } from './labErrors';
 import { openRunFolder, type OpenRun } from './openRun';
-import { readProbeRound } from './probeEvidence';
 import { recipePath, runFolderPath } from './recipeCatalog';
 import { candidateIdOf, routeRequest } from './requestRouting';
 import { listRunFolders } from './runList';
@@ -43,7 +38,6 @@ import { narration, sessionsEndedLine } from './runNarration';
 import { canPause, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
 import { buildRunView, recipeOf } from './runView';
 import { diffRunView } from './runViewDiff';
-import { readTranscriptFile, transcriptView } from './sessionTranscript';
 
 export type RunManagerOptions = {
   recipesDir: string;
@@ -52,8 +46,6 @@ export type RunManagerOptions = {
   /** How long journal events are gathered before one update goes out (ms). */
   batchMs?: number;
 };
-
-type Decision = { candidate: CandidateView; servingBefore: ServingPointerView; servingAfter: ServingPointerView };
 
 export class RunManager {
   /** The run on screen. */
@@ -65,9 +57,17 @@ export class RunManager {
   private closing = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
   private readonly batchMs: number;
+  /** A person's requests to the gate of the run on screen, and reads of its evidence. */
+  readonly requests: GateRequests;
 
   constructor(private readonly options: RunManagerOptions) {
     this.batchMs = options.batchMs ?? 50;
+    this.requests = new GateRequests({
+      current: () => this.requireCurrent(),
+      route: (c, request, route) => this.route(c, request, route),
+      view: (c) => this.view(c),
+      log: (line) => this.log(line),
+    });
   }
 
   get runsDir(): string {
@@ -251,71 +251,6 @@ export class RunManager {
 
   // ── a person's requests to the gate ──────────────────────────────────────
 
-  confirm(id: string): Promise<Decision> {
-    return this.decide({ action: 'confirm', id }, id);
-  }
-
-  reject(id: string, reason: string): Promise<Decision> {
-    return this.decide({ action: 'reject', id, reason }, id);
-  }
-
-  /** Queues an injection request and answers at once; the candidate is built in the background (injectionQueue.ts). */
-  async inject(kind: BadCandidateKind): Promise<{ injection: InjectionView; servingBefore: ServingPointerView }> {
-    const c = this.requireCurrent();
-    if (isSettling(c.phase)) throw new LabError('conflict', `the run is ${c.phase}; inject once it has ${c.phase === 'starting' ? 'started' : 'stopped'}`);
-    const before = pointerOf(c);
-    const injection = c.injections.request(kind, before);
-    this.log(
-      injection.state === 'building'
-        ? `Injection ${injection.id}: building a ${kind} candidate; serving is ${before.version}. The gate decides.`
-        : `Injection ${injection.id} (${kind}) queued: ${(injection.queuePosition ?? 0) + 1} in line behind the one being built.`,
-    );
-    return { injection, servingBefore: before };
-  }
-
-  async rollback(version: string): Promise<{ servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
-    const before = pointerOf(this.requireCurrent());
-    await this.route(this.requireCurrent(), { action: 'rollback', version }, { here: async (run) => run.rollback(version), there: () => undefined });
-    const after = pointerOf(this.requireCurrent());
-    this.log(`Rolled serving back: ${before.version} → ${after.version}.`);
-    return { servingBefore: before, servingAfter: after };
-  }
-
-  async probeReplies(candidate: string, round: number): Promise<{ candidate: string; round: number; seed: number; servingVersion: string; pairs: ProbePair[] }> {
-    const c = this.requireCurrent();
-    const event = c.events.find((e) => e.type === 'probe-round' && e.id === candidate && e.round === round);
-    if (!event || event.type !== 'probe-round') throw new LabError('not-found', `no probe round ${round} of ${candidate} in this run`);
-    const evidence = await readProbeRound(c.runDir, event.replies);
-    return { candidate, round, seed: evidence.seed, servingVersion: evidence.servingVersion, pairs: evidence.pairs };
-  }
-
-  async transcript(session: number): Promise<TranscriptView> {
-    const c = this.requireCurrent();
-    const event = c.events.find((e) => e.type === 'session-completed' && e.session === session);
-    if (!event || event.type !== 'session-completed') throw new LabError('not-found', `session ${session} of this run has not completed`);
-    try {
-      return transcriptView(event, await readTranscriptFile(c.runDir, event));
-    } catch (error) {
-      throw new LabError('not-found', (error as Error).message);
-    }
-  }
-
-  private async decide(request: Extract<ControlRequest, { action: 'confirm' | 'reject' }>, id: string): Promise<Decision> {
-    const before = pointerOf(this.requireCurrent());
-    await this.route(this.requireCurrent(), request, {
-      here: async (run) => (request.action === 'confirm' ? run.confirm(id) : run.reject(id, request.reason)),
-      there: () => undefined,
-    });
-    const candidate = this.candidateView(id);
-    const after = pointerOf(this.requireCurrent());
-    this.log(
-      request.action === 'confirm'
-        ? `${id} confirmed by a person: ${candidate.state}; serving ${before.version} → ${after.version}.`
-        : `${id} rejected by a person; serving stays ${after.version}.`,
-    );
-    return { candidate, servingBefore: before, servingAfter: after };
-  }
-
   /** Builds and stages one injected candidate on run `c` (the injection queue's builder). */
   private async buildInjection(c: OpenRun, kind: BadCandidateKind): Promise<string> {
     if (!this.holds(c)) throw new LabError('conflict', 'the run was let go before this candidate was built');
@@ -466,12 +401,6 @@ export class RunManager {
 
   // ── what the renderers are sent ──────────────────────────────────────────
 
-  private candidateView(id: string): CandidateView {
-    const view = this.view(this.requireCurrent()).candidates.find((x) => x.id === id);
-    if (!view) throw new LabError('not-found', `no candidate ${id} in this run`);
-    return view;
-  }
-
   private view(c: OpenRun, update = c.update): RunView {
     const done = new Set(c.events.flatMap((e) => (e.type === 'session-completed' ? [e.session] : [])));
     return buildRunView({
@@ -524,9 +453,3 @@ function holding(c: OpenRun): Holding {
   if (c.held.kind === 'disk') return 'none';
   return c.held.mode === 'run' ? 'sessions' : 'gate';
 }
-
-function pointerOf(c: OpenRun): ServingPointerView {
-  const p = statusFromEvents(c.events).serving;
-  return { version: p.version, sha256: p.sha256 };
-}
-
