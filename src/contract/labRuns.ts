@@ -11,7 +11,8 @@
 import { z } from 'zod';
 import type { MethodTable } from './define';
 import { CurveRow, LoadedRun } from './runs';
-import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CANDIDATE_STATES, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { CONFIRM_MODES } from '../core/recipe/recipeSchema';
 import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
 import { TRAINING_MODES } from '../core/judge/trainDispatch';
 import { servedVersionSchema, sha256Schema } from '../core/weights/weightIds';
@@ -59,7 +60,7 @@ export const RecipeChoice = z.strictObject({
   description: z.string(),
   sessions: z.int().positive(),
   seed: count,
-  confirm: z.enum(['auto', 'manual']),
+  confirm: z.enum(CONFIRM_MODES),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
   /** Judged turns each step trains on: its batch and the newest before it (= batchTurns without a window). */
@@ -212,7 +213,7 @@ export const CandidateView = z.strictObject({
   roundsRequired: z.int().positive(),
   reason: z.strictObject({ code: z.enum(REJECTION_CODES), detail: z.string(), metric: z.enum(GATED_METRICS).nullable() }).nullable(),
   supersededBy: candidateId.nullable(),
-  confirmedBy: z.enum(['auto', 'person']).nullable(),
+  confirmedBy: z.enum(CONFIRMERS).nullable(),
   updateNorm: z.number().nullable(),
   maxUpdateNorm: z.number(),
   rounds: z.array(RoundView),
@@ -293,7 +294,7 @@ export const RunHeader = z.strictObject({
   recipeName: z.string(),
   recipeFile: z.string(),
   seed: count,
-  confirm: z.enum(['auto', 'manual']),
+  confirm: z.enum(CONFIRM_MODES),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
   windowTurns: z.int().positive(),
@@ -463,7 +464,7 @@ export const labRunsMethods = {
     params: z.strictObject({
       recipe: recipeId,
       seed: z.int().min(0).max(2_147_483_647).optional(),
-      confirm: z.enum(['auto', 'manual']).default('manual'),
+      confirm: z.enum(CONFIRM_MODES).default('manual'),
       /** Run only the first N sessions (a shorter run). */
       sessions: z.int().positive().max(10_000).optional(),
     }),

@@ -22,6 +22,7 @@ import type {
 } from '../contract';
 import { isSettling, LabError } from '../contract';
 import { loadRecipe } from '../core/recipe/loadRecipe';
+import type { ConfirmMode } from '../core/recipe/recipeSchema';
 import type { ControlRequest } from '../surfaces/control/controlServer';
 import { createRun, type RunOverrides } from '../run/createRun';
 import { LiveRun } from '../run/liveRun';
@@ -89,7 +90,7 @@ export class RunManager {
 
   // ── starting, stopping, resuming, opening ────────────────────────────────
 
-  start(params: { recipe: string; seed?: number | undefined; confirm: 'auto' | 'manual'; sessions?: number | undefined }): Promise<RunView> {
+  start(params: { recipe: string; seed?: number | undefined; confirm: ConfirmMode; sessions?: number | undefined }): Promise<RunView> {
     return this.exclusive(async () => {
       this.refuseWhileRunning('start another run');
       const file = recipePath(this.options.recipesDir, params.recipe);

@@ -25,6 +25,7 @@ import { sessionsToAdaptation } from '../core/metrics/curve';
 import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../core/recipe/recipeSchema';
 import { runCurve } from '../run/runReport';
 import { runProgress } from './journalProgress';
+import type { Confirmer } from '../core/gate/candidateVocabulary';
 
 /** The parts of a session's transcript the run view shows (read by sessionDetails.ts). */
 export type SessionDetail = {
@@ -215,7 +216,7 @@ function refusedSteps(events: readonly JournalEvent[]): RefusedStepView[] {
 
 function servingHistory(events: readonly JournalEvent[]): ServingChangeView[] {
   let sessions = 0;
-  const confirmedBy = new Map<string, 'auto' | 'person'>();
+  const confirmedBy = new Map<string, Confirmer>();
   const out: ServingChangeView[] = [];
   for (const e of events) {
     switch (e.type) {
@@ -264,7 +265,7 @@ type CandidateTimeline = {
   verifiedAt: string | null;
   decidedAt: string | null;
   servingAtDecision: ServingPointer | null;
-  confirmedBy: 'auto' | 'person' | null;
+  confirmedBy: Confirmer | null;
 };
 
 function candidateTimelines(events: readonly JournalEvent[]): Map<string, CandidateTimeline> {

@@ -6,12 +6,12 @@ import path from 'node:path';
 import { RunJournal } from '../core/journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../core/journal/servingPointer';
 import { loadRecipe } from '../core/recipe/loadRecipe';
-import { recipeSchema, type Arm, type Recipe } from '../core/recipe/recipeSchema';
+import { recipeSchema, type Arm, type ConfirmMode, type Recipe } from '../core/recipe/recipeSchema';
 import { recipeBackends } from './recipeBackends';
 import { lockRun, runPaths } from './runFolder';
 import { loadRunTasks } from './runTasks';
 
-export type RunOverrides = { seed?: number; confirm?: 'auto' | 'manual'; sessions?: number; arm?: Arm };
+export type RunOverrides = { seed?: number; confirm?: ConfirmMode; sessions?: number; arm?: Arm };
 
 /** The recipe with the command line's overrides applied; what the journal records. */
 export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe {

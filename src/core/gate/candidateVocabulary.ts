@@ -46,6 +46,10 @@ export const CANDIDATE_STATES = [
 ] as const;
 export type CandidateStateName = (typeof CANDIDATE_STATES)[number];
 
+/** Who confirmed a candidate: the gate itself (confirm: auto) or a person. */
+export const CONFIRMERS = ['auto', 'person'] as const;
+export type Confirmer = (typeof CONFIRMERS)[number];
+
 /** The metrics a probe round is gated on, each with the recipe's margin (never the style rate alone). */
 export const GATED_METRICS = ['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations'] as const;
 export type GatedMetric = (typeof GATED_METRICS)[number];

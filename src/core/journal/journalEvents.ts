@@ -3,7 +3,7 @@
 // sessions are done and which samples the trainer has consumed are all
 // derived from it, so a resumed run continues exactly where it stopped.
 import { z } from 'zod';
-import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
 import { servingPointerSchema } from './servingPointer';
 import { sha256Schema } from '../weights/weightIds';
 
@@ -121,7 +121,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     replies: z.string().describe('file with both sides’ probe replies and their markers'),
   }),
   z.strictObject({ ...base, type: z.literal('candidate-awaiting-confirm'), id: candidateId }),
-  z.strictObject({ ...base, type: z.literal('candidate-confirmed'), id: candidateId, by: z.enum(['auto', 'person']) }),
+  z.strictObject({ ...base, type: z.literal('candidate-confirmed'), id: candidateId, by: z.enum(CONFIRMERS) }),
   z.strictObject({
     ...base,
     type: z.literal('candidate-promoted'),
