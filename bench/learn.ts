@@ -95,7 +95,7 @@ import { CandidateTrainer } from '../src/backends/embedded/trainer/candidateTrai
 import { LoraParams } from '../src/backends/embedded/trainer/loraParams';
 import { LoraTrainer } from '../src/backends/embedded/trainer/loraTrainer';
 import { DEFAULT_OBJECTIVE } from '../src/backends/embedded/trainer/objective';
-import { runOnPolicySteps, SIGNAL_VARIANTS, type SignalVariant } from '../src/backends/embedded/trainer/onPolicySteps';
+import { runOnPolicySteps, SIGNAL_VARIANTS, type SignalVariant } from './learn/onPolicySteps';
 import { loadTrainerModel } from '../src/backends/embedded/trainer/trainerModel';
 import { Tokenizer } from '../src/backends/embedded/engine/tokenizer';
 import { measureMatmulPeak } from './learn/matmulPeak';

@@ -73,12 +73,14 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { badCandidateKinds, type BadCandidateKind, type JournalEvent } from '../src/core/journal/journalEvents';
+import { BAD_CANDIDATE_KINDS, type BadCandidateKind } from '../src/core/gate/candidateVocabulary';
+import type { JournalEvent } from '../src/core/journal/journalEvents';
 import type { Arm } from '../src/core/recipe/recipeSchema';
 import { phaseBreakdown, phaseRows, type PhaseBreakdown } from './phaseBreakdown';
 import { resolveRecipePath } from '../src/core/recipe/loadRecipe';
 import { loadRunRecipe } from '../src/run/recipeSchemas';
-import { createRun, LiveRun } from '../src/run/liveRun';
+import { LiveRun } from '../src/run/liveRun';
+import { createRun } from '../src/run/createRun';
 import { runCurve, runSummary } from '../src/run/runReport';
 import type { CurveRow } from '../src/core/metrics/curve';
 
@@ -296,7 +298,7 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
     onLog: (l) => process.stderr.write(`  [inject] ${l}\n`),
     afterSession: async (session, live) => {
       if (session !== 5) return;
-      for (const kind of badCandidateKinds) {
+      for (const kind of BAD_CANDIDATE_KINDS) {
         const before = live.gate.pointer.version;
         const c = await live.inject({ kind });
         // Wait for this candidate's verdict; sessions resume afterwards.

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
 import { RecipeError } from '../src/core/recipe/loadRecipe';
 import { backendRegistry } from '../src/backends/registry';
-import { createRun, LiveRun, RunNotRunnableError } from '../src/run/liveRun';
+import { createRun } from '../src/run/createRun';
+import { LiveRun } from '../src/run/liveRun';
 import { loadRunRecipe } from '../src/run/recipeSchemas';
 import { onnxFolderBackend, onnxFolderUse } from './backends/onnx-folder/onnxFolderBackend';
 import { repoRoot, writeTestRecipe } from './helpers/testRecipe';
@@ -47,8 +48,8 @@ describe('a backend registered by a test', () => {
     expect(refusal).toBeInstanceOf(RecipeError);
     expect((refusal as RecipeError).problems.map((p) => p.field)).toEqual(['policy.kind', 'trainer.kind']);
     expect((refusal as RecipeError).message).toMatch(/unknown kind "onnx-folder"; this build has 'embedded', 'vllm', 'sglang'/);
-    // A run started from the loosely read recipe is refused by the composition root, before anything starts.
-    await expect(createRun(recipe, path.join(root, 'before', 'run'), {})).rejects.toThrow(RunNotRunnableError);
+    // Starting a run reads the recipe the same way: refused, naming the field, before anything starts.
+    await expect(createRun(recipe, path.join(root, 'before', 'run'), {})).rejects.toThrow(RecipeError);
   });
 
   it('once registered, its section is checked by its own schema, field by field', async () => {

@@ -13,7 +13,7 @@ import { readJournal } from '../src/core/journal/appendOnlyJournal';
 import { journalEventSchema, type JournalEvent } from '../src/core/journal/journalEvents';
 import { readServingPointer } from '../src/core/journal/servingPointer';
 import { foldGateState } from '../src/core/gate/gateState';
-import { createRun } from '../src/run/liveRun';
+import { createRun } from '../src/run/createRun';
 import { createRng } from '../src/core/tasks/rng';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 

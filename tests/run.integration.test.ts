@@ -9,7 +9,8 @@ import type { JournalEvent } from '../src/core/journal/journalEvents';
 import { readServingPointer } from '../src/core/journal/servingPointer';
 import { CURVE_COLUMNS } from '../src/core/metrics/curve';
 import { GATE_COLUMNS } from '../src/core/metrics/gateCsv';
-import { createRun, LiveRun } from '../src/run/liveRun';
+import { LiveRun } from '../src/run/liveRun';
+import { createRun } from '../src/run/createRun';
 import type { TurnRecord } from '../src/run/turnLog';
 import { writeTestRecipe } from './helpers/testRecipe';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { prepareAwaitingConfirmRun } from '../../src/lab/testing/preparedRun';
 import { writePreparedEmbeddedRecipe } from './preparedRecipe';
-import { BAD_CANDIDATE_KINDS } from '../../src/contract/liveRuns';
+import { BAD_CANDIDATE_KINDS } from '../../src/contract/labRuns';
 import { SCREENSHOT_DIR } from '../paths';
 import { expect, test } from './runLab';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';

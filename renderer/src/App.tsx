@@ -8,7 +8,7 @@ import { TopBar } from './components/TopBar';
 import { useAppStore } from './stores/appStore';
 import { useAwaitingStore } from './stores/awaitingStore';
 import { useReferenceStore } from './stores/referenceStore';
-import { useLiveRunStore } from './stores/liveRunStore';
+import { useLabRunStore } from './stores/labRunStore';
 import { usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
 import { useRunningStore } from './stores/runningStore';
@@ -19,7 +19,7 @@ import { EmptyView } from './views/EmptyView';
 import { ErrorView } from './views/ErrorView';
 import { LaunchView } from './views/LaunchView';
 import { windowTitle } from './lib/runProgress';
-import { LiveRunView } from './views/LiveRunView';
+import { LabRunView } from './views/LabRunView';
 
 /** The curve viewer's pane: the loaded run, its error, or the invitation to open one. */
 function ViewerContent() {
@@ -41,7 +41,7 @@ function ViewerContent() {
 function MainContent() {
   const problem = useAppStore((state) => state.problem);
   const page = usePageStore((state) => state.page);
-  const liveRun = useLiveRunStore((state) => state.run);
+  const labRun = useLabRunStore((state) => state.run);
   if (problem !== null) {
     return (
       <div className="error-view" role="alert" data-testid="lab-problem">
@@ -54,7 +54,7 @@ function MainContent() {
     case 'start':
       return <LaunchView />;
     case 'run':
-      return liveRun === null ? <LaunchView /> : <LiveRunView run={liveRun} />;
+      return labRun === null ? <LaunchView /> : <LabRunView run={labRun} />;
     case 'viewer':
       return <ViewerContent />;
   }
@@ -63,7 +63,7 @@ function MainContent() {
 /** The window title names a decision that waits for the person in any run, so it shows in the task bar too. */
 function useWindowTitle(): void {
   const awaiting = useAwaitingStore((state) => state.view);
-  const title = useLiveRunStore((state) => windowTitle(state.run, awaiting));
+  const title = useLabRunStore((state) => windowTitle(state.run, awaiting));
   useEffect(() => {
     document.title = title;
   }, [title]);
@@ -72,7 +72,7 @@ function useWindowTitle(): void {
 export function App() {
   const openFiles = useRunStore((state) => state.openFiles);
   const page = usePageStore((state) => state.page);
-  const runDir = useLiveRunStore((state) => state.run?.header.runDir ?? null);
+  const runDir = useLabRunStore((state) => state.run?.header.runDir ?? null);
   const mainRef = useRef<HTMLElement>(null);
   useWindowTitle();
   // A page, or another run, opens at its top — never at the scroll position of what was shown before.
@@ -83,7 +83,7 @@ export function App() {
     const report = (error: unknown) => console.error(error);
     useAppStore.getState().load().catch(report);
     useReferenceStore.getState().load().catch(report);
-    useLiveRunStore.getState().load().catch(report);
+    useLabRunStore.getState().load().catch(report);
     useAwaitingStore.getState().load().catch(report);
     useRunningStore.getState().load().catch(report);
   }, []);

@@ -4,7 +4,7 @@ import { App } from './App';
 import { getLab } from './api/labClient';
 import { createFrameBatcher } from './lib/frameBatcher';
 import { useAwaitingStore } from './stores/awaitingStore';
-import { useLiveRunStore } from './stores/liveRunStore';
+import { useLabRunStore } from './stores/labRunStore';
 import { useLogStore } from './stores/logStore';
 import { followRequests, usePageStore } from './stores/pageStore';
 import { useRunStore } from './stores/runStore';
@@ -23,20 +23,20 @@ if (lab !== null) {
   lab.on('lab.log', createFrameBatcher((entries) => useLogStore.getState().append(entries)));
   lab.on('runs.loaded', createFrameBatcher((summaries) => useRunStore.getState().recordLoaded(summaries)));
   // A live run streams patches; a frame's worth is applied in one store update.
-  lab.on('liveRuns.changed', createFrameBatcher((patches) => useLiveRunStore.getState().applyPatches(patches)));
+  lab.on('labRuns.changed', createFrameBatcher((patches) => useLabRunStore.getState().applyPatches(patches)));
   // The candidates waiting in every run the lab follows: each event carries the whole list.
-  lab.on('liveRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
+  lab.on('labRuns.awaitingChanged', createFrameBatcher((views) => useAwaitingStore.getState().apply(views)));
   // The run this lab runs, on screen or in the background: the whole view each time.
-  lab.on('liveRuns.runningChanged', createFrameBatcher((views) => useRunningStore.getState().apply(views)));
+  lab.on('labRuns.runningChanged', createFrameBatcher((views) => useRunningStore.getState().apply(views)));
   // A waiting candidate's OS notification was clicked (Electron): show it, opening its run if needed.
-  lab.on('liveRuns.reviewRequested', ({ runDir, candidate }) => {
+  lab.on('labRuns.reviewRequested', ({ runDir, candidate }) => {
     usePageStore.getState().show('run');
-    void useLiveRunStore.getState().review(runDir, candidate);
+    void useLabRunStore.getState().review(runDir, candidate);
   });
   // Each workers.changed carries the whole list: a frame's worth collapses to the newest.
   lab.on('workers.changed', createFrameBatcher((views) => useWorkersStore.getState().apply(views)));
 }
-followRequests({ viewer: useRunStore, liveRun: useLiveRunStore });
+followRequests({ viewer: useRunStore, labRun: useLabRunStore });
 followTheme(document.documentElement);
 
 const container = document.getElementById('root');

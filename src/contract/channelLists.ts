@@ -10,28 +10,28 @@ export const LAB_METHOD_CHANNELS = [
   'runs.listReferences',
   'runs.openReference',
   'runs.openFiles',
-  'liveRuns.recipes',
-  'liveRuns.start',
-  'liveRuns.current',
-  'liveRuns.list',
-  'liveRuns.awaiting',
-  'liveRuns.running',
-  'liveRuns.open',
-  'liveRuns.stop',
-  'liveRuns.pause',
-  'liveRuns.resume',
-  'liveRuns.confirm',
-  'liveRuns.reject',
-  'liveRuns.inject',
-  'liveRuns.rollback',
-  'liveRuns.probeReplies',
-  'liveRuns.transcript',
-  'liveRuns.openCurve',
+  'labRuns.recipes',
+  'labRuns.start',
+  'labRuns.current',
+  'labRuns.list',
+  'labRuns.awaiting',
+  'labRuns.running',
+  'labRuns.open',
+  'labRuns.stop',
+  'labRuns.pause',
+  'labRuns.resume',
+  'labRuns.confirm',
+  'labRuns.reject',
+  'labRuns.inject',
+  'labRuns.rollback',
+  'labRuns.probeReplies',
+  'labRuns.transcript',
+  'labRuns.openCurve',
   'workers.list',
 ] as const;
 
 /** The channels a renderer may subscribe to. */
-export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'liveRuns.changed', 'liveRuns.awaitingChanged', 'liveRuns.runningChanged', 'liveRuns.reviewRequested', 'workers.changed'] as const;
+export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'labRuns.changed', 'labRuns.awaitingChanged', 'labRuns.runningChanged', 'labRuns.reviewRequested', 'workers.changed'] as const;
 
 export type LabMethodChannel = (typeof LAB_METHOD_CHANNELS)[number];
 export type LabEventChannel = (typeof LAB_EVENT_CHANNELS)[number];

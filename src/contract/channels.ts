@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { appMethods } from './app';
 import { labEvents } from './events';
-import { liveRunsMethods } from './liveRuns';
+import { labRunsMethods } from './labRuns';
 import { runsMethods } from './runs';
 import { workersMethods } from './workers';
 import { isLabEventChannel, isLabMethodChannel } from './channelLists';
@@ -16,7 +16,7 @@ import { isLabEventChannel, isLabMethodChannel } from './channelLists';
 export const labMethods = {
   ...appMethods,
   ...runsMethods,
-  ...liveRunsMethods,
+  ...labRunsMethods,
   ...workersMethods,
 } as const;
 

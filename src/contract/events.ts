@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventTable } from './define';
-import { AwaitingView, ReviewRequest, RunningView, RunPatch } from './liveRuns';
+import { AwaitingView, ReviewRequest, RunningView, RunPatch } from './labRuns';
 import { RunSummary } from './runs';
 import { WorkersView } from './workers';
 
@@ -19,13 +19,13 @@ export const labEvents = {
   'lab.log': LogEntry,
   'runs.loaded': RunSummary,
   /** The run on screen changed: batched (one event per burst of journal events), merged by key. */
-  'liveRuns.changed': RunPatch,
+  'labRuns.changed': RunPatch,
   /** A candidate started or stopped waiting for a person in one of the runs the lab follows: the whole list. */
-  'liveRuns.awaitingChanged': AwaitingView,
+  'labRuns.awaitingChanged': AwaitingView,
   /** The run this lab runs started, stopped, changed phase or completed a session (on screen or in the background). */
-  'liveRuns.runningChanged': RunningView,
+  'labRuns.runningChanged': RunningView,
   /** The person clicked a waiting candidate's OS notification: show that candidate. */
-  'liveRuns.reviewRequested': ReviewRequest,
+  'labRuns.reviewRequested': ReviewRequest,
   /** The workers changed (a start, a crash, a restart, new log lines): the whole list, batched. */
   'workers.changed': WorkersView,
 } as const satisfies EventTable;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodTable } from './define';
+import { sha256Schema } from '../core/weights/weightIds';
 
 /**
  * Reef's curve.csv columns, in Reef's order (docs/design.md, Curve metrics). The wire shape of a
@@ -58,7 +59,7 @@ export const RunFileInfo = z.strictObject({
   name: z.string(),
   role: z.enum(RUN_FILE_ROLES),
   bytes: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: sha256Schema,
 });
 export type RunFileInfo = z.infer<typeof RunFileInfo>;
 

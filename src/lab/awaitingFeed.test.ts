@@ -60,7 +60,7 @@ describe('the lab-wide list of waiting candidates', () => {
     const events = createLabEventBus();
     const sent: AwaitingView[] = [];
     events.subscribe((name, payload) => {
-      if (name === 'liveRuns.awaitingChanged') sent.push(payload as AwaitingView);
+      if (name === 'labRuns.awaitingChanged') sent.push(payload as AwaitingView);
     });
     const feed = createAwaitingFeed({ runsDir, events, pollMs: 60_000 });
     try {

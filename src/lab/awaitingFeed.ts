@@ -3,7 +3,7 @@
 // every run the lab knows of — the runs folder, and each folder opened here
 // from elsewhere — not only the one on screen. Each journal is read again
 // only when its size or time changed; a change of the list goes out as one
-// `liveRuns.awaitingChanged` event (the renderers never poll).
+// `labRuns.awaitingChanged` event (the renderers never poll).
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AwaitingCandidateView, AwaitingView } from '../contract';
@@ -102,7 +102,7 @@ export function createAwaitingFeed(options: AwaitingFeedOptions): AwaitingFeed {
     const text = JSON.stringify(view);
     if (text !== sent) {
       sent = text;
-      events.emit('liveRuns.awaitingChanged', view);
+      events.emit('labRuns.awaitingChanged', view);
     }
     return view;
   }

@@ -5,18 +5,16 @@
 // gate and serving go on, untouched — and opening it again brings it back.
 // These rules decide, for an open, which run goes where; RunManager does it.
 import path from 'node:path';
-import type { RunningRunView, RunPhase } from '../contract';
+import { isLivePhase, type RunningRunView, type RunPhase } from '../contract';
 import type { JournalEvent } from '../core/journal/journalEvents';
 import { statusFromEvents } from '../run/runStatus';
 
 /** What the rules need of a run the manager holds. */
 export type HeldRun = { runDir: string; phase: RunPhase };
 
-/** Phases in which this lab runs a run's sessions: it cannot start or resume another. */
-const SESSION_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'starting', 'pausing', 'paused', 'stopping']);
-
+/** Whether this lab runs the run's sessions (its live phases): it cannot start or resume another meanwhile. */
 export function runsSessions(run: HeldRun | null): boolean {
-  return run !== null && SESSION_PHASES.has(run.phase);
+  return run !== null && isLivePhase(run.phase);
 }
 
 /** Where the runs go when the person opens `runDir`. */

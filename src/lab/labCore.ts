@@ -55,7 +55,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
   const awaiting = createAwaitingFeed({ runsDir: runs.runsDir, events });
   // A change on screen (a decision, a round passed), or in the run running in the background, reaches the lab-wide list at once, not at its next look.
   const offAwaiting = events.subscribe((event) => {
-    if (event === 'liveRuns.changed' || event === 'liveRuns.runningChanged') void awaiting.refresh().catch(() => undefined);
+    if (event === 'labRuns.changed' || event === 'labRuns.runningChanged') void awaiting.refresh().catch(() => undefined);
   });
 
   const info: AppInfo = {
@@ -110,27 +110,27 @@ export function createLabCore(options: LabCoreOptions): LabCore {
         throw error;
       }
     },
-    'liveRuns.recipes': async () => ({ recipes: await listRecipes(recipesDir), runsDir: runs.runsDir }),
-    'liveRuns.start': async (params) => runs.start(params),
-    'liveRuns.current': async () => ({ run: await runs.currentView() }),
-    'liveRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
-    'liveRuns.awaiting': async () => awaiting.view(),
-    'liveRuns.running': async () => runs.running(),
-    'liveRuns.open': async (where) => {
+    'labRuns.recipes': async () => ({ recipes: await listRecipes(recipesDir), runsDir: runs.runsDir }),
+    'labRuns.start': async (params) => runs.start(params),
+    'labRuns.current': async () => ({ run: await runs.currentView() }),
+    'labRuns.list': async () => ({ runsDir: runs.runsDir, runs: await runs.listRuns() }),
+    'labRuns.awaiting': async () => awaiting.view(),
+    'labRuns.running': async () => runs.running(),
+    'labRuns.open': async (where) => {
       const view = await runs.open(where);
       awaiting.follow(view.header.runDir);
       return view;
     },
-    'liveRuns.stop': async () => runs.stop(),
-    'liveRuns.pause': async () => runs.pause(),
-    'liveRuns.resume': async () => runs.resume(),
-    'liveRuns.confirm': async ({ candidate }) => runs.confirm(candidate),
-    'liveRuns.reject': async ({ candidate, reason }) => runs.reject(candidate, reason),
-    'liveRuns.inject': async ({ kind }) => runs.inject(kind),
-    'liveRuns.rollback': async ({ version }) => runs.rollback(version),
-    'liveRuns.probeReplies': async ({ candidate, round }) => runs.probeReplies(candidate, round),
-    'liveRuns.transcript': async ({ session }) => runs.transcript(session),
-    'liveRuns.openCurve': async (where) => {
+    'labRuns.stop': async () => runs.stop(),
+    'labRuns.pause': async () => runs.pause(),
+    'labRuns.resume': async () => runs.resume(),
+    'labRuns.confirm': async ({ candidate }) => runs.requests.confirm(candidate),
+    'labRuns.reject': async ({ candidate, reason }) => runs.requests.reject(candidate, reason),
+    'labRuns.inject': async ({ kind }) => runs.requests.inject(kind),
+    'labRuns.rollback': async ({ version }) => runs.requests.rollback(version),
+    'labRuns.probeReplies': async ({ candidate, round }) => runs.requests.probeReplies(candidate, round),
+    'labRuns.transcript': async ({ session }) => runs.requests.transcript(session),
+    'labRuns.openCurve': async (where) => {
       const runDir = 'runId' in where ? runFolderPath(runs.runsDir, where.runId) : resolve(where.path);
       const run = await loadRunFolderCurve(runDir, where.purpose === 'view');
       if (where.purpose === 'view') return announce(run);

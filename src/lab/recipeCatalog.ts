@@ -7,7 +7,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecipeChoice } from '../contract';
 import { RUN_ID_PATTERN } from '../contract';
-import { loadRecipe, RecipeError } from '../core/recipe/loadRecipe';
+import { RecipeError } from '../core/recipe/loadRecipe';
+import { loadRunRecipe } from '../run/recipeSchemas';
 import { windowTurns } from '../core/recipe/recipeSchema';
 import { probeHost, reasonsNotRunnable, type HostFacts } from '../run/runnability';
 
@@ -44,7 +45,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
   const choices: RecipeChoice[] = [];
   for (const id of names) {
     try {
-      const { recipe } = await loadRecipe(path.join(recipesDir, id));
+      const { recipe } = await loadRunRecipe(path.join(recipesDir, id));
       const reasons = reasonsNotRunnable(recipe, facts);
       choices.push({
         id,

@@ -4,10 +4,11 @@ import { z } from 'zod';
 import { LabError, PublishedResult } from '../contract';
 import type { LoadedRun, ReferenceRunInfo } from '../contract';
 import { loadRunFromTexts, sha256Hex } from './runFiles';
+import { sha256Schema } from '../core/weights/weightIds';
 
 const ReferenceFile = z.strictObject({
   name: z.string().regex(/^[\w.-]+\.csv$/),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: sha256Schema,
 });
 
 /** assets/reference/index.json: which runs ship, and the published result. */

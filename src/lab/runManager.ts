@@ -1,46 +1,44 @@
 // The desktop's hold on runs: the run folder on screen, and at most one run
 // whose sessions this lab runs — on screen, or in the background while the
 // person looks at another run (backgroundRun.ts says which goes where). It
-// starts, stops and resumes runs, opens folders
-// from disk, passes a person's requests to the run's release gate (which
-// decides: nothing here writes the pointer), and streams what changes to the
-// renderers — batched: journal events arriving together become one
-// `liveRuns.changed` event carrying only what changed.
-import { readdir } from 'node:fs/promises';
+// starts, stops and resumes runs, opens folders from disk, passes a person's
+// requests to the run's release gate (which decides: nothing here writes the
+// pointer), and streams what changes to the renderers.
+//
+// Its parts live beside it: the run list (runList.ts), a held run
+// (openRun.ts), the phase state machine (runPhaseMachine.ts), where a request
+// goes (requestRouting.ts), following another process's journal
+// (journalFollower.ts), update batching (viewUpdates.ts) and the log's
+// narration (runNarration.ts); a person's requests to the gate are
+// gateRequests.ts's.
 import path from 'node:path';
 import type {
   BadCandidateKind,
-  CandidateView,
-  InjectionView,
-  ProbePair,
-  RunFolderStatus,
   RunFolderInfo,
   RunPatch,
   RunPhase,
   RunView,
   RunningView,
-  ServingPointerView,
-  TranscriptView,
 } from '../contract';
-import { LabError } from '../contract';
-import { GateRequestError } from '../core/gate/releaseGate';
-import { IllegalTransitionError } from '../core/gate/gateState';
-import { readJournal } from '../core/journal/appendOnlyJournal';
-import { journalEventSchema, type JournalEvent } from '../core/journal/journalEvents';
-import { loadRecipe, RecipeError } from '../core/recipe/loadRecipe';
-import { askLiveRun, type ControlRequest } from '../surfaces/control/controlServer';
-import { createRun, LiveRun, RunNotRunnableError, type RunOverrides } from '../run/liveRun';
-import { liveHolder, RunBusyError, runPaths } from '../run/runFolder';
-import { statusFromEvents } from '../run/runStatus';
+import { isSettling, LabError } from '../contract';
+import { loadRunRecipe } from '../run/recipeSchemas';
+import type { ConfirmMode } from '../core/recipe/recipeSchema';
+import type { ControlRequest } from '../surfaces/control/controlServer';
+import { createRun, type RunOverrides } from '../run/createRun';
+import { LiveRun } from '../run/liveRun';
 import { planOpen, refusalWhileRunning, runningRun, runningView } from './backgroundRun';
 import type { LabEventBus } from './eventBus';
-import { readProbeRound } from './probeEvidence';
-import { readTranscriptFile, transcriptView } from './sessionTranscript';
+import { GateRequests } from './gateRequests';
+import { followJournal, refreshFromDisk, stopFollowing } from './journalFollower';
+import { asLabError } from './labErrors';
+import { openRunFolder, type OpenRun } from './openRun';
 import { recipePath, runFolderPath } from './recipeCatalog';
-import { InjectionQueue } from './injectionQueue';
+import { candidateIdOf, routeRequest } from './requestRouting';
+import { listRunFolders } from './runList';
+import { narration, sessionsEndedLine } from './runNarration';
+import { canPause, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
 import { buildRunView, recipeOf } from './runView';
-import { SessionDetailCache } from './sessionDetails';
-import { diffRunView, emptySentState, type SentState } from './runViewDiff';
+import { diffRunView } from './runViewDiff';
 
 export type RunManagerOptions = {
   recipesDir: string;
@@ -50,53 +48,32 @@ export type RunManagerOptions = {
   batchMs?: number;
 };
 
-type Held =
-  /** This process runs it: sessions (`run`) or only its gate and probe engine (`gate`). */
-  | { kind: 'live'; run: LiveRun; mode: 'run' | 'gate'; unsubscribe: () => void }
-  /** Read from disk; `heldBy` is another process running it (polled), or null. */
-  | { kind: 'disk'; heldBy: number | null; poll: ReturnType<typeof setInterval> | null };
-
-type Current = {
-  runDir: string;
-  events: JournalEvent[];
-  details: SessionDetailCache;
-  held: Held;
-  phase: RunPhase;
-  error: string | null;
-  /** Updates sent for this view (the renderer's gap check). */
-  update: number;
-  sent: SentState;
-  /** A flush is scheduled or running. */
-  flushing: Promise<void> | null;
-  flushTimer: ReturnType<typeof setTimeout> | null;
-  dirty: boolean;
-  /** The run's sessions, while they run. */
-  sessionsDone: Promise<void> | null;
-  /** A person's injection requests, built in the background one at a time. */
-  injections: InjectionQueue;
-};
-
-const POLL_MS = 1000;
-
 export class RunManager {
   /** The run on screen. */
-  private current: Current | null = null;
+  private current: OpenRun | null = null;
   /** The run whose sessions this lab runs while another is on screen (it goes on untouched), or null. */
-  private background: Current | null = null;
-  /** The running run last announced (`liveRuns.runningChanged`), as sent. */
+  private background: OpenRun | null = null;
+  /** The running run last announced (`labRuns.runningChanged`), as sent. */
   private runningSent = 'null';
   private closing = false;
   private lifecycle: Promise<unknown> = Promise.resolve();
   private readonly batchMs: number;
+  /** A person's requests to the gate of the run on screen, and reads of its evidence. */
+  readonly requests: GateRequests;
 
   constructor(private readonly options: RunManagerOptions) {
     this.batchMs = options.batchMs ?? 50;
+    this.requests = new GateRequests({
+      current: () => this.requireCurrent(),
+      route: (c, request, route) => this.route(c, request, route),
+      view: (c) => this.view(c),
+      log: (line) => this.log(line),
+    });
   }
 
   get runsDir(): string {
     return this.options.runsDir;
   }
-
 
   // ── what is on screen ────────────────────────────────────────────────────
 
@@ -107,48 +84,13 @@ export class RunManager {
     return this.view(c);
   }
 
-  async listRuns(): Promise<RunFolderInfo[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.options.runsDir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    const runs: RunFolderInfo[] = [];
-    for (const name of names) {
-      const dir = path.join(this.options.runsDir, name);
-      const events = await readJournal(runPaths(dir).journal, journalEventSchema).then(
-        (r) => r.events,
-        () => [],
-      );
-      if (events[0]?.type !== 'run-started') continue;
-      try {
-        const status = statusFromEvents(events);
-        const holder = await liveHolder(dir);
-        runs.push({
-          runId: name,
-          recipeName: status.recipe,
-          status: folderStatus(holder !== undefined, status.completed, status.failure),
-          failure: status.failure,
-          startedAt: events[0].at,
-          sessionsCompleted: status.sessions.completed,
-          sessionsPlanned: status.sessions.planned,
-          completed: status.completed,
-          serving: status.serving.version,
-          awaitingConfirm: status.candidates.filter((c) => c.state === 'awaiting-confirm').map((c) => c.id),
-          heldBy: holder ?? null,
-        });
-      } catch {
-        // A folder whose journal cannot be folded is not listed (opening it names the problem).
-      }
-    }
-    return runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  listRuns(): Promise<RunFolderInfo[]> {
+    return listRunFolders(this.options.runsDir);
   }
 
   // ── starting, stopping, resuming, opening ────────────────────────────────
 
-  start(params: { recipe: string; seed?: number | undefined; confirm: 'auto' | 'manual'; sessions?: number | undefined }): Promise<RunView> {
+  start(params: { recipe: string; seed?: number | undefined; confirm: ConfirmMode; sessions?: number | undefined }): Promise<RunView> {
     return this.exclusive(async () => {
       this.refuseWhileRunning('start another run');
       const file = recipePath(this.options.recipesDir, params.recipe);
@@ -159,14 +101,14 @@ export class RunManager {
       let runDir: string;
       try {
         // The folder names the seed that runs: the one asked for, else the recipe's own.
-        const seed = params.seed ?? (await loadRecipe(file)).recipe.seed;
+        const seed = params.seed ?? (await loadRunRecipe(file)).recipe.seed;
         const name = `${params.recipe.replace(/\.ya?ml$/, '')}-seed${seed}-${stamp}`;
         runDir = await createRun(file, path.join(this.options.runsDir, name), overrides);
       } catch (error) {
         throw asLabError(error);
       }
-      await this.replaceCurrent(await this.diskView(runDir, 'starting'));
-      this.options.events.log('info', `Started run ${path.basename(runDir)}: starting the engines, the trainer and the gateway.`);
+      await this.replaceCurrent(await this.openFolder(runDir, 'starting'));
+      this.log(`Started run ${path.basename(runDir)}: starting the engines, the trainer and the gateway.`);
       this.launchSessions(this.current!);
       return this.view(this.current!);
     });
@@ -190,18 +132,22 @@ export class RunManager {
           this.background = null;
           this.current = plan.run;
           await this.emit(plan.run, true);
-          this.options.events.log('info', `Back to run ${path.basename(plan.run.runDir)}: it is ${plan.run.phase}.`);
+          this.log(`Back to run ${path.basename(plan.run.runDir)}: it is ${plan.run.phase}.`);
           return this.view(plan.run);
         case 'open': {
-          const next = await this.diskView(runDir, 'viewing');
+          const next = await this.openFolder(runDir, 'viewing');
           if (plan.park) {
             this.background = plan.park;
             this.current = null;
-            this.options.events.log('info', `${path.basename(plan.park.runDir)} keeps running in the background; the top bar leads back to it.`);
+            this.log(`${path.basename(plan.park.runDir)} keeps running in the background; the top bar leads back to it.`);
           }
           await this.replaceCurrent(next);
-          this.options.events.log('info', `Opened run folder ${runDir}.`);
+          this.log(`Opened run folder ${runDir}.`);
           return this.view(next);
+        }
+        default: {
+          const unknown: never = plan;
+          throw new Error(`unknown open plan ${JSON.stringify(unknown)}`);
         }
       }
     });
@@ -210,11 +156,12 @@ export class RunManager {
   resume(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
-      if ((c.phase === 'paused' || c.phase === 'pausing') && c.held.kind === 'live') {
-        c.phase = 'running';
+      const step = resumeStep(c.phase, holding(c));
+      if (step.kind === 'continue' && c.held.kind === 'live') {
+        c.phase = step.next;
         c.held.run.continueSessions();
-        this.options.events.log('info', 'Resumed: the next session starts.');
-        this.markDirty(c);
+        this.log('Resumed: the next session starts.');
+        c.updates.mark();
         return this.view(c);
       }
       this.refuseWhileRunning('resume');
@@ -226,7 +173,7 @@ export class RunManager {
       c.phase = 'starting';
       c.error = null;
       this.launchSessions(c);
-      this.options.events.log('info', `Resuming run ${path.basename(c.runDir)} where its journal ends.`);
+      this.log(`Resuming run ${path.basename(c.runDir)} where its journal ends.`);
       return this.view(c);
     });
   }
@@ -234,18 +181,25 @@ export class RunManager {
   stop(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
-      if ((c.phase === 'running' || c.phase === 'pausing' || c.phase === 'paused') && c.held.kind === 'live') {
-        c.phase = 'stopping';
-        c.held.run.requestStop();
-        this.options.events.log('info', 'Stopping after the session in progress; Resume continues the run.');
-        this.markDirty(c);
-        return this.view(c);
+      const step = stopStep(c.phase, holding(c));
+      switch (step.kind) {
+        case 'stop-after-session':
+          if (c.held.kind !== 'live') throw new Error('a run stopped after its session is held here');
+          c.phase = step.next;
+          c.held.run.requestStop();
+          this.log('Stopping after the session in progress; Resume continues the run.');
+          break;
+        case 'wait':
+          throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
+        case 'let-go':
+          await this.release(c);
+          break;
+        default: {
+          const unknown: never = step;
+          throw new Error(`unknown stop step ${JSON.stringify(unknown)}`);
+        }
       }
-      if (c.phase === 'starting' || c.phase === 'stopping') {
-        throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
-      }
-      await this.release(c);
-      this.markDirty(c);
+      c.updates.mark();
       return this.view(c);
     });
   }
@@ -258,19 +212,18 @@ export class RunManager {
   pause(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
-      if (c.held.kind !== 'live' || c.held.mode !== 'run' || c.phase !== 'running') {
+      if (!canPause(c.phase, holding(c)) || c.held.kind !== 'live') {
         throw new LabError('conflict', `only a running run can be paused; this one is ${c.phase}`);
       }
       c.phase = 'pausing';
-      const run = c.held.run;
-      void run.requestPause().then(() => {
+      void c.held.run.requestPause().then(() => {
         if (!this.holds(c) || c.phase !== 'pausing') return;
         c.phase = 'paused';
-        this.options.events.log('info', 'Paused: no session runs; serving, the trainer and the gate go on. Resume starts the next session.');
-        this.markDirty(c);
+        this.log('Paused: no session runs; serving, the trainer and the gate go on. Resume starts the next session.');
+        c.updates.mark();
       });
-      this.options.events.log('info', 'Pausing after the session in progress.');
-      this.markDirty(c);
+      this.log('Pausing after the session in progress.');
+      c.updates.mark();
       return this.view(c);
     });
   }
@@ -284,10 +237,10 @@ export class RunManager {
     this.closing = true;
     for (const c of [this.current, this.background]) {
       if (!c) continue;
-      if (c.flushTimer) clearTimeout(c.flushTimer);
+      c.updates.cancel();
       await this.exclusive(() => this.release(c));
       await c.sessionsDone?.catch(() => undefined);
-      if (c.held.kind === 'disk' && c.held.poll) clearInterval(c.held.poll);
+      stopFollowing(c);
     }
   }
 
@@ -299,135 +252,46 @@ export class RunManager {
 
   // ── a person's requests to the gate ──────────────────────────────────────
 
-  async confirm(id: string): Promise<{ candidate: CandidateView; servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
-    return this.decide({ action: 'confirm', id }, id);
-  }
-
-  async reject(id: string, reason: string): Promise<{ candidate: CandidateView; servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
-    return this.decide({ action: 'reject', id, reason }, id);
-  }
-
-  /** Queues an injection request and answers at once; the candidate is built in the background (injectionQueue.ts). */
-  async inject(kind: BadCandidateKind): Promise<{ injection: InjectionView; servingBefore: ServingPointerView }> {
-    const c = this.requireCurrent();
-    if (c.phase === 'starting' || c.phase === 'stopping') throw new LabError('conflict', `the run is ${c.phase}; inject once it has ${c.phase === 'starting' ? 'started' : 'stopped'}`);
-    const before = this.pointerOf(c);
-    const injection = c.injections.request(kind, before);
-    this.options.events.log(
-      'info',
-      injection.state === 'building'
-        ? `Injection ${injection.id}: building a ${kind} candidate; serving is ${before.version}. The gate decides.`
-        : `Injection ${injection.id} (${kind}) queued: ${(injection.queuePosition ?? 0) + 1} in line behind the one being built.`,
-    );
-    return { injection, servingBefore: before };
-  }
-
   /** Builds and stages one injected candidate on run `c` (the injection queue's builder). */
-  private async buildInjection(c: Current, kind: BadCandidateKind): Promise<string> {
+  private async buildInjection(c: OpenRun, kind: BadCandidateKind): Promise<string> {
     if (!this.holds(c)) throw new LabError('conflict', 'the run was let go before this candidate was built');
-    const id = await this.act(c, { action: 'inject', kind }, async (run) => (await run.inject({ kind })).id, (result) => idOf(result));
-    this.options.events.log('info', `Injected a ${kind} candidate: ${id}. The gate decides.`);
+    const id = await this.route(c, { action: 'inject', kind }, { here: async (run) => (await run.inject({ kind })).id, there: candidateIdOf });
+    this.log(`Injected a ${kind} candidate: ${id}. The gate decides.`);
     return id;
   }
 
-  async rollback(version: string): Promise<{ servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
-    const before = this.pointerOf(this.requireCurrent());
-    await this.act(this.requireCurrent(), { action: 'rollback', version }, async (run) => run.rollback(version), () => undefined);
-    const after = this.pointerOf(this.requireCurrent());
-    this.options.events.log('info', `Rolled serving back: ${before.version} → ${after.version}.`);
-    return { servingBefore: before, servingAfter: after };
+  private route<T>(c: OpenRun, request: ControlRequest, route: { here: (run: LiveRun) => Promise<T>; there: (result: unknown) => T }): Promise<T> {
+    return routeRequest(c, request, route, {
+      liveRunFor: (run) => this.exclusive(() => this.liveForActions(run)),
+      decidedHere: (run) => run.updates.flush(),
+    });
   }
 
-  async probeReplies(candidate: string, round: number): Promise<{ candidate: string; round: number; seed: number; servingVersion: string; pairs: ProbePair[] }> {
-    const c = this.requireCurrent();
-    const event = c.events.find((e) => e.type === 'probe-round' && e.id === candidate && e.round === round);
-    if (!event || event.type !== 'probe-round') throw new LabError('not-found', `no probe round ${round} of ${candidate} in this run`);
-    const evidence = await readProbeRound(c.runDir, event.replies);
-    return { candidate, round, seed: evidence.seed, servingVersion: evidence.servingVersion, pairs: evidence.pairs };
-  }
-
-  async transcript(session: number): Promise<TranscriptView> {
-    const c = this.requireCurrent();
-    const event = c.events.find((e) => e.type === 'session-completed' && e.session === session);
-    if (!event || event.type !== 'session-completed') throw new LabError('not-found', `session ${session} of this run has not completed`);
-    try {
-      return transcriptView(event, await readTranscriptFile(c.runDir, event));
-    } catch (error) {
-      throw new LabError('not-found', (error as Error).message);
-    }
-  }
-
-  private async decide(
-    request: Extract<ControlRequest, { action: 'confirm' | 'reject' }>,
-    id: string,
-  ): Promise<{ candidate: CandidateView; servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
-    const before = this.pointerOf(this.requireCurrent());
-    await this.act(
-      this.requireCurrent(),
-      request,
-      async (run) => (request.action === 'confirm' ? run.confirm(id) : run.reject(id, request.reason)),
-      () => undefined,
-    );
-    const candidate = this.candidateView(id);
-    const after = this.pointerOf(this.requireCurrent());
-    this.options.events.log(
-      'info',
-      request.action === 'confirm'
-        ? `${id} confirmed by a person: ${candidate.state}; serving ${before.version} → ${after.version}.`
-        : `${id} rejected by a person; serving stays ${after.version}.`,
-    );
-    return { candidate, servingBefore: before, servingAfter: after };
-  }
-
-  /**
-   * Runs a request against the run's gate: this process's LiveRun; the
-   * process that runs it (its control endpoint), when another does; or the
-   * run opened here with its gate and probe engine only.
-   */
-  private async act<T>(c: Current, request: ControlRequest, here: (run: LiveRun) => Promise<T>, there: (result: unknown) => T): Promise<T> {
-    try {
-      if (c.held.kind === 'disk' && c.held.heldBy !== null) {
-        const answer = await askLiveRun(c.runDir, request);
-        if (answer) {
-          await this.refreshFromDisk(c);
-          return there(answer.result);
-        }
-      }
-      const run = await this.exclusive(() => this.liveForActions(c));
-      const result = await here(run);
-      await this.flushNow(c);
-      return result;
-    } catch (error) {
-      throw asLabError(error);
-    }
-  }
-
-  private async liveForActions(c: Current): Promise<LiveRun> {
+  private async liveForActions(c: OpenRun): Promise<LiveRun> {
     if (!this.holds(c)) throw new LabError('conflict', 'the run on screen changed; try again');
     if (c.held.kind === 'live') return c.held.run;
-    if (c.phase === 'starting' || c.phase === 'stopping') throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
+    if (isSettling(c.phase)) throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
     // Nothing runs it: open its gate (and probe engine) here for the decision.
-    const run = await LiveRun.open(c.runDir, { mode: 'gate', onLog: (line) => this.options.events.log('info', line) });
+    const run = await LiveRun.open(c.runDir, { mode: 'gate', onLog: (line) => this.log(line) });
     this.hold(c, run, 'gate');
     c.phase = 'gate-only';
     c.error = null;
-    this.markDirty(c);
+    c.updates.mark();
     return run;
   }
 
-  // ── internals ────────────────────────────────────────────────────────────
+  // ── holding runs ─────────────────────────────────────────────────────────
 
-  private launchSessions(c: Current): void {
-    const log = (line: string) => this.options.events.log('info', line);
+  private launchSessions(c: OpenRun): void {
     c.sessionsDone = (async () => {
       let run: LiveRun;
       try {
-        run = await LiveRun.open(c.runDir, { mode: 'run', onLog: log });
+        run = await LiveRun.open(c.runDir, { mode: 'run', onLog: (line) => this.log(line) });
       } catch (error) {
         c.phase = 'failed';
         c.error = `the run could not start: ${(error as Error).message}`;
         this.options.events.log('error', c.error);
-        this.markDirty(c);
+        c.updates.mark();
         return;
       }
       if (!this.holds(c)) {
@@ -436,14 +300,11 @@ export class RunManager {
       }
       this.hold(c, run, 'run');
       c.phase = 'running';
-      this.markDirty(c);
+      c.updates.mark();
       try {
         const summary = await run.runSessions();
-        c.phase = summary.completed ? 'completed' : 'stopped';
-        this.options.events.log(
-          'info',
-          `Run ${summary.completed ? 'complete' : 'stopped'}: ${summary.sessions.completed}/${summary.sessions.planned} sessions, ${summary.accepted} accepted, serving ${summary.serving.version}.`,
-        );
+        c.phase = phaseAfterSessions(summary.completed);
+        this.log(sessionsEndedLine(summary));
       } catch (error) {
         c.phase = 'failed';
         c.error = (error as Error).message;
@@ -458,25 +319,28 @@ export class RunManager {
           this.background = null;
         } else if (c.phase !== 'completed') await this.release(c);
       });
-      this.markDirty(c);
+      c.updates.mark();
     })();
-    c.sessionsDone.finally(() => {
-      if (this.current === c) c.sessionsDone = null;
-    }).catch(() => undefined);
+    c.sessionsDone
+      .finally(() => {
+        if (this.current === c) c.sessionsDone = null;
+      })
+      .catch(() => undefined);
   }
 
-  private hold(c: Current, run: LiveRun, mode: 'run' | 'gate'): void {
-    if (c.held.kind === 'disk' && c.held.poll) clearInterval(c.held.poll);
+  private hold(c: OpenRun, run: LiveRun, mode: 'run' | 'gate'): void {
+    stopFollowing(c);
     c.events = run.journal.events;
     const unsubscribe = run.journal.onEvent((event) => {
-      this.narrate(event);
-      this.markDirty(c);
+      const line = narration(event);
+      if (line !== null) this.log(line);
+      c.updates.mark();
     });
     c.held = { kind: 'live', run, mode, unsubscribe };
   }
 
   /** Lets go of the LiveRun (closing its processes); the view stays, read from disk. */
-  private async release(c: Current): Promise<void> {
+  private async release(c: OpenRun): Promise<void> {
     if (c.held.kind === 'disk') return;
     const { run, unsubscribe } = c.held;
     unsubscribe();
@@ -486,67 +350,27 @@ export class RunManager {
       this.options.events.log('warn', `closing the run: ${(error as Error).message}`);
     }
     c.held = { kind: 'disk', heldBy: null, poll: null };
-    await this.refreshFromDisk(c);
-    if (c.phase === 'gate-only' || c.phase === 'running' || c.phase === 'starting' || c.phase === 'pausing' || c.phase === 'paused') c.phase = 'viewing';
+    await refreshFromDisk(c);
+    c.phase = phaseAfterLettingGo(c.phase);
   }
 
-  private async diskView(runDir: string, phase: RunPhase): Promise<Current> {
-    let events: JournalEvent[];
-    try {
-      events = (await readJournal(runPaths(runDir).journal, journalEventSchema)).events;
-    } catch (error) {
-      throw new LabError('not-found', `${runDir}: cannot read its journal: ${(error as Error).message}`);
-    }
-    if (events[0]?.type !== 'run-started') throw new LabError('not-found', `${runDir} is not a run folder (no journal.jsonl with run-started)`);
-    try {
-      recipeOf(events);
-    } catch (error) {
-      throw new LabError('not-found', `${runDir}: its journal holds no valid recipe: ${(error as Error).message}`);
-    }
-    const holder = await liveHolder(runDir);
-    const heldBy = holder !== undefined && holder !== process.pid ? holder : null;
-    const c: Current = {
-      runDir,
-      events,
-      details: new SessionDetailCache(runDir),
-      held: { kind: 'disk', heldBy, poll: null },
-      phase,
-      error: null,
-      update: 0,
-      sent: emptySentState(),
-      flushing: null,
-      flushTimer: null,
-      dirty: false,
-      sessionsDone: null,
-      injections: new InjectionQueue(
-        (kind) => this.buildInjection(c, kind),
-        (injection) => {
-          if (injection.state === 'failed') this.options.events.log('warn', `Injection ${injection.id} (${injection.kind}) failed: ${injection.error ?? ''}`);
-          this.markDirty(c);
-        },
-      ),
-    };
-    if (heldBy !== null && c.held.kind === 'disk') {
-      // Another process runs it: follow its journal.
-      c.held.poll = setInterval(() => {
-        void this.refreshFromDisk(c).then(() => this.markDirty(c));
-      }, POLL_MS);
-    }
-    for (const problem of await c.details.load(events)) this.options.events.log('warn', problem);
+  private async openFolder(runDir: string, phase: RunPhase): Promise<OpenRun> {
+    const c = await openRunFolder(runDir, phase, {
+      batchMs: this.batchMs,
+      send: (run) => this.emit(run, false),
+      buildInjection: (run, kind) => this.buildInjection(run, kind),
+      injectionChanged: (run, injection) => {
+        if (injection.state === 'failed') this.options.events.log('warn', `Injection ${injection.id} (${injection.kind}) failed: ${injection.error ?? ''}`);
+        run.updates.mark();
+      },
+      warn: (line) => this.options.events.log('warn', line),
+    });
+    // Another process runs it: follow its journal.
+    followJournal(c, () => c.updates.mark());
     return c;
   }
 
-  private async refreshFromDisk(c: Current): Promise<void> {
-    if (c.held.kind !== 'disk') return;
-    const { events } = await readJournal(runPaths(c.runDir).journal, journalEventSchema).catch(() => ({ events: c.events }));
-    if (events.length !== c.events.length) c.events = events;
-    if (c.held.heldBy !== null && (await liveHolder(c.runDir)) === undefined) {
-      if (c.held.poll) clearInterval(c.held.poll);
-      c.held = { kind: 'disk', heldBy: null, poll: null };
-    }
-  }
-
-  private async replaceCurrent(next: Current): Promise<void> {
+  private async replaceCurrent(next: OpenRun): Promise<void> {
     if (this.current) await this.leaveScreen(this.current);
     this.current = next;
     // The renderers replace what they show.
@@ -554,16 +378,56 @@ export class RunManager {
   }
 
   /** Takes a run off the screen: its waiting injections are dropped and its processes let go. */
-  private async leaveScreen(previous: Current): Promise<void> {
+  private async leaveScreen(previous: OpenRun): Promise<void> {
     previous.injections.cancelWaiting('another run was opened before this one was built');
-    if (previous.flushTimer) clearTimeout(previous.flushTimer);
+    previous.updates.cancel();
     await this.release(previous);
-    if (previous.held.kind === 'disk' && previous.held.poll) clearInterval(previous.held.poll);
+    stopFollowing(previous);
   }
 
   /** Whether `c` is still held here: on screen, or running in the background. */
-  private holds(c: Current): boolean {
+  private holds(c: OpenRun): boolean {
     return c === this.current || c === this.background;
+  }
+
+  private refuseWhileRunning(what: string): void {
+    const refusal = refusalWhileRunning(runningRun(this.current, this.background), what);
+    if (refusal !== null) throw new LabError('conflict', refusal);
+  }
+
+  private requireCurrent(): OpenRun {
+    if (!this.current) throw new LabError('conflict', 'no run is open: start one or open a run folder first');
+    return this.current;
+  }
+
+  // ── what the renderers are sent ──────────────────────────────────────────
+
+  private view(c: OpenRun, update = c.update): RunView {
+    const done = new Set(c.events.flatMap((e) => (e.type === 'session-completed' ? [e.session] : [])));
+    return buildRunView({
+      runDir: c.runDir,
+      events: c.events,
+      details: c.details.all,
+      liveness: {
+        phase: c.phase,
+        error: c.error,
+        heldBy: c.held.kind === 'disk' ? c.held.heldBy : null,
+        running: sessionInProgress(c.phase, done, recipeOf(c.events).tasks.sessions),
+        injections: c.injections.list(),
+        update,
+      },
+    });
+  }
+
+  private async emit(c: OpenRun, reset: boolean): Promise<void> {
+    // The running run is announced whichever run is on screen; only the one on screen streams its view.
+    this.announceRunning();
+    if (c !== this.current) return;
+    for (const problem of await c.details.load(c.events)) this.options.events.log('warn', problem);
+    const patch: RunPatch | null = diffRunView(c.sent, this.view(c, c.update + 1), reset);
+    if (!patch) return;
+    c.update += 1;
+    this.options.events.emit('labRuns.changed', patch);
   }
 
   /** Tells the renderers about the running run when what they show of it changed. */
@@ -572,120 +436,11 @@ export class RunManager {
     const text = JSON.stringify(view);
     if (text === this.runningSent) return;
     this.runningSent = text;
-    this.options.events.emit('liveRuns.runningChanged', view);
+    this.options.events.emit('labRuns.runningChanged', view);
   }
 
-  private refuseWhileRunning(what: string): void {
-    const refusal = refusalWhileRunning(runningRun(this.current, this.background), what);
-    if (refusal !== null) throw new LabError('conflict', refusal);
-  }
-
-  private requireCurrent(): Current {
-    if (!this.current) throw new LabError('conflict', 'no run is open: start one or open a run folder first');
-    return this.current;
-  }
-
-  private pointerOf(c: Current): ServingPointerView {
-    const p = statusFromEvents(c.events).serving;
-    return { version: p.version, sha256: p.sha256 };
-  }
-
-  private candidateView(id: string): CandidateView {
-    const c = this.requireCurrent();
-    const view = buildRunView(this.viewInput(c)).candidates.find((x) => x.id === id);
-    if (!view) throw new LabError('not-found', `no candidate ${id} in this run`);
-    return view;
-  }
-
-  private viewInput(c: Current) {
-    return {
-      runDir: c.runDir,
-      events: c.events,
-      details: c.details.all,
-      liveness: {
-        phase: c.phase,
-        error: c.error,
-        heldBy: c.held.kind === 'disk' ? c.held.heldBy : null,
-        running: this.runningSession(c),
-        injections: c.injections.list(),
-        update: c.update,
-      },
-    };
-  }
-
-  private view(c: Current): RunView {
-    return buildRunView(this.viewInput(c));
-  }
-
-  private runningSession(c: Current): number | null {
-    if (c.phase !== 'running' && c.phase !== 'pausing' && c.phase !== 'stopping') return null;
-    const done = new Set(c.events.flatMap((e) => (e.type === 'session-completed' ? [e.session] : [])));
-    const planned = recipeOf(c.events).tasks.sessions;
-    for (let s = 0; s < planned; s++) if (!done.has(s)) return s;
-    return null;
-  }
-
-  /** Gathers changes for `batchMs`, then sends one update. */
-  private markDirty(c: Current): void {
-    c.dirty = true;
-    if (c.flushTimer || c.flushing) return;
-    c.flushTimer = setTimeout(() => {
-      c.flushTimer = null;
-      void this.flushNow(c);
-    }, this.batchMs);
-  }
-
-  private async flushNow(c: Current): Promise<void> {
-    if (c.flushTimer) {
-      clearTimeout(c.flushTimer);
-      c.flushTimer = null;
-    }
-    while (c.flushing) await c.flushing;
-    if (!c.dirty) return;
-    c.flushing = (async () => {
-      c.dirty = false;
-      try {
-        await this.emit(c, false);
-      } catch (error) {
-        this.options.events.log('warn', `run view update failed: ${(error as Error).message}`);
-      }
-    })();
-    await c.flushing;
-    c.flushing = null;
-    if (c.dirty) this.markDirty(c);
-  }
-
-  private async emit(c: Current, reset: boolean): Promise<void> {
-    // The running run is announced whichever run is on screen; only the one on screen streams its view.
-    this.announceRunning();
-    if (c !== this.current) return;
-    for (const problem of await c.details.load(c.events)) this.options.events.log('warn', problem);
-    const next = buildRunView({ ...this.viewInput(c), liveness: { ...this.viewInput(c).liveness, update: c.update + 1 } });
-    const patch: RunPatch | null = diffRunView(c.sent, next, reset);
-    if (!patch) return;
-    c.update += 1;
-    this.options.events.emit('liveRuns.changed', patch);
-  }
-
-  /** One log line per decision a person should notice. */
-  private narrate(e: JournalEvent): void {
-    const log = (line: string) => this.options.events.log('info', line);
-    switch (e.type) {
-      case 'trainer-step':
-        log(`Trainer step ${e.step}: candidate ${e.candidate.version} (loss ${e.stats['loss']?.toFixed(4) ?? '?'}).`);
-        break;
-      case 'candidate-awaiting-confirm':
-        log(`Gate: ${e.id} passed every probe round and awaits your confirmation.`);
-        break;
-      case 'candidate-promoted':
-        log(`Gate: ${e.id} promoted; serving ${e.previous.version} → ${e.pointer.version}.`);
-        break;
-      case 'candidate-rejected':
-        log(`Gate: ${e.id} rejected (${e.reason.code}): ${e.reason.detail}. Serving stays ${e.pointer.version}.`);
-        break;
-      default:
-        break;
-    }
+  private log(line: string): void {
+    this.options.events.log('info', line);
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -695,28 +450,7 @@ export class RunManager {
   }
 }
 
-/** A run folder's status in the run list. */
-export function folderStatus(held: boolean, completed: boolean, failure: string | null): RunFolderStatus {
-  if (completed) return 'complete';
-  if (held) return 'running';
-  return failure === null ? 'stopped' : 'failed';
+function holding(c: OpenRun): Holding {
+  if (c.held.kind === 'disk') return 'none';
+  return c.held.mode === 'run' ? 'sessions' : 'gate';
 }
-
-function idOf(result: unknown): string {
-  const id = (result as { id?: unknown } | null)?.id;
-  if (typeof id !== 'string') throw new Error('the run answered without a candidate id');
-  return id;
-}
-
-/** The lab's failures, as the LabApi's error codes. */
-function asLabError(error: unknown): LabError {
-  if (error instanceof LabError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof RunNotRunnableError) return new LabError('unavailable', message, { reasons: [...error.reasons] });
-  if (error instanceof RecipeError) return new LabError('unavailable', message, { problems: [...error.problems] });
-  if (error instanceof GateRequestError || error instanceof IllegalTransitionError || error instanceof RunBusyError) {
-    return new LabError('conflict', message);
-  }
-  return new LabError('internal', message);
-}
-

@@ -16,7 +16,7 @@ import type {
   TrainerStepView,
   VerdictView,
 } from '../contract';
-import { CurveRow } from '../contract';
+import { CurveRow, inSessionLoop, isLivePhase } from '../contract';
 import { foldGateState, isHeldForPerson, type CandidateRecord, type GateState } from '../core/gate/gateState';
 import { judgeRound } from '../core/gate/roundVerdict';
 import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
@@ -25,6 +25,7 @@ import { sessionsToAdaptation } from '../core/metrics/curve';
 import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../core/recipe/recipeSchema';
 import { runCurve } from '../run/runReport';
 import { runProgress } from './journalProgress';
+import type { Confirmer } from '../core/gate/candidateVocabulary';
 
 /** The parts of a session's transcript the run view shows (read by sessionDetails.ts). */
 export type SessionDetail = {
@@ -49,11 +50,6 @@ export type RunLiveness = {
   injections: InjectionView[];
   update: number;
 };
-
-/** Phases in which the run's sessions and trainer are alive in some process (the trainer's step can be in flight). */
-const LIVE_PHASES: ReadonlySet<RunPhase> = new Set(['starting', 'running', 'pausing', 'paused', 'stopping']);
-/** Phases in which the run's session loop is running (its start is journaled; a pause is journaled as it begins). */
-const SESSION_LOOP_PHASES: ReadonlySet<RunPhase> = new Set(['running', 'pausing', 'paused', 'stopping']);
 
 export type RunViewInput = {
   runDir: string;
@@ -125,8 +121,10 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
     progress: runProgress(
       events,
       recipe,
-      LIVE_PHASES.has(liveness.phase) || liveness.heldBy !== null,
-      SESSION_LOOP_PHASES.has(liveness.phase) || liveness.heldBy !== null,
+      // Live: the sessions and trainer are alive in some process (the trainer's step can be in flight).
+      isLivePhase(liveness.phase) || liveness.heldBy !== null,
+      // In the session loop: its start is journaled; a pause is journaled as it begins.
+      inSessionLoop(liveness.phase) || liveness.heldBy !== null,
     ),
     injections: liveness.injections,
     update: liveness.update,
@@ -218,7 +216,7 @@ function refusedSteps(events: readonly JournalEvent[]): RefusedStepView[] {
 
 function servingHistory(events: readonly JournalEvent[]): ServingChangeView[] {
   let sessions = 0;
-  const confirmedBy = new Map<string, 'auto' | 'person'>();
+  const confirmedBy = new Map<string, Confirmer>();
   const out: ServingChangeView[] = [];
   for (const e of events) {
     switch (e.type) {
@@ -267,7 +265,7 @@ type CandidateTimeline = {
   verifiedAt: string | null;
   decidedAt: string | null;
   servingAtDecision: ServingPointer | null;
-  confirmedBy: 'auto' | 'person' | null;
+  confirmedBy: Confirmer | null;
 };
 
 function candidateTimelines(events: readonly JournalEvent[]): Map<string, CandidateTimeline> {

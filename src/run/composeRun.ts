@@ -25,7 +25,8 @@ import type { BackendRole, PlacementNeeds } from '../backends/backendDescriptor'
 import { BackendUnavailableError } from '../backends/backendUnavailable';
 import type { PolicyBackend, RecipePathResolver } from '../backends/policyBackend';
 import { backendRegistry, backendRoleWords, type BackendRegistry } from '../backends/registry';
-import type { TrainerBackend } from '../backends/trainerBackend';
+import type { TrainerBackend, TrainerLaunch, TrainerWorker } from '../backends/trainerBackend';
+import { trainerInitParams, type TrainerInitInput } from '../backends/trainerInitParams';
 import { rayPlacement, rayRoleOf, rayRunnerProblems } from '../remote/ray/rayPlacement';
 import { checkRecipe } from './recipeSchemas';
 
@@ -38,6 +39,10 @@ export type RunBackends = {
   /** Where a role's process runs: CUDA_VISIBLE_DEVICES and nice. */
   placement(role: RoleName): RolePlacement;
 };
+
+// What the run uses of the backends, handed over here so that nothing else in src/run names a backend.
+export { BackendUnavailableError };
+export type { TrainerInitInput, TrainerWorker };
 
 let hostGpus: HostGpus | undefined;
 /** The host does not change while the lab runs: ask nvidia-smi once. */
@@ -173,4 +178,18 @@ export function reasonsNotRunnable(recipe: Recipe, host: HostGpus, registry?: Ba
     if (error instanceof BackendUnavailableError) return [...error.reasons];
     throw error;
   }
+}
+
+/** The recipe's trainer for one run folder: what its `init` carries, and its process, placed on the trainer's devices. */
+export type RunTrainer = {
+  readonly init: TrainerInitInput;
+  createWorker(launch: Omit<TrainerLaunch, 'placement'>): TrainerWorker;
+};
+
+export function runTrainer(backends: RunBackends, recipe: Recipe, run: { modelDir: string; baseSha256: string; storeDir: string }): RunTrainer {
+  const { trainer } = backends;
+  return {
+    init: trainerInitParams(recipe, { ...run, ...(trainer.maxTokensPerCall !== undefined ? { maxTokensPerCall: trainer.maxTokensPerCall } : {}) }),
+    createWorker: (launch) => trainer.createWorker({ ...launch, placement: backends.placement('trainer') }),
+  };
 }

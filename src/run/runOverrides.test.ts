@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadRecipe } from '../core/recipe/loadRecipe';
 import { embeddedRecipe } from '../../tests/helpers/testRecipe';
-import { applyOverrides } from './liveRun';
+import { applyOverrides } from './createRun';
 
 describe('applyOverrides', () => {
   it('records the arm (trained unless asked), the seed and the sessions in the recipe', async () => {

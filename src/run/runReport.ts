@@ -3,6 +3,7 @@
 // ours after), and summary.json. All derived from the journal, so they can be
 // rewritten at any time and are always consistent with it.
 import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
+import type { ConfirmMode } from '../core/recipe/recipeSchema';
 import { writeFileAtomic } from '../core/journal/atomicFile';
 import { formatCurveCsv } from '../core/metrics/curveCsv';
 import { curveRows, sessionsToAdaptation, type CurveRow, type SessionObservation } from '../core/metrics/curve';
@@ -10,6 +11,7 @@ import { writeCsvRecords } from '../core/metrics/csv';
 import { formatPythonFloat } from '../core/metrics/pythonFloat';
 import { foldGateState, type CandidateRecord } from '../core/gate/gateState';
 import { runPaths } from './runFolder';
+import type { Confirmer } from '../core/gate/candidateVocabulary';
 
 export function sessionObservations(events: readonly JournalEvent[]): SessionObservation[] {
   return events
@@ -92,13 +94,13 @@ export type RunSummaryFile = {
   runId: string;
   recipe: string;
   seed: number;
-  confirm: 'auto' | 'manual';
+  confirm: ConfirmMode;
   sessions: { completed: number; planned: number };
   sessions_to_adaptation: number | null;
   accepted: number;
   trainer_steps: number;
   candidates: number;
-  promotions: { candidate: string; version: string; afterSession: number | null; by: 'auto' | 'person' }[];
+  promotions: { candidate: string; version: string; afterSession: number | null; by: Confirmer }[];
   rollbacks: { to: string; from: string; by: 'person' | 'gate' }[];
   rejections: Record<string, number>;
   superseded: number;
@@ -129,7 +131,7 @@ export function activeSeconds(events: readonly JournalEvent[]): number {
 export function runSummary(events: readonly JournalEvent[], rounds: number): RunSummaryFile {
   const started = events.find((e) => e.type === 'run-started');
   if (!started || started.type !== 'run-started') throw new Error('the journal has no run-started event');
-  const recipe = started.recipe as { name: string; seed: number; tasks: { sessions: number }; gate: { confirm: 'auto' | 'manual' } };
+  const recipe = started.recipe as { name: string; seed: number; tasks: { sessions: number }; gate: { confirm: ConfirmMode } };
   const state = foldGateState(rounds, events);
   const curve = runCurve(events);
   const candidates = [...state.candidates.values()];
@@ -138,7 +140,7 @@ export function runSummary(events: readonly JournalEvent[], rounds: number): Run
   // The session after which each promotion happened (sessions that completed before it).
   let lastSession: number | null = null;
   const promotions: RunSummaryFile['promotions'] = [];
-  const confirmedBy = new Map<string, 'auto' | 'person'>();
+  const confirmedBy = new Map<string, Confirmer>();
   for (const e of events) {
     if (e.type === 'session-completed') lastSession = Math.max(lastSession ?? -1, e.session);
     if (e.type === 'candidate-confirmed') confirmedBy.set(e.id, e.by);

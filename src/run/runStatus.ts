@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { foldGateState, type CandidateState } from '../core/gate/gateState';
 import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
-import { recipeSchema } from '../core/recipe/recipeSchema';
+import { recipeSchema, type ConfirmMode } from '../core/recipe/recipeSchema';
 import { readJournal } from '../core/journal/appendOnlyJournal';
 import { journalEventSchema } from '../core/journal/journalEvents';
 import type { ServingPointer } from '../core/journal/servingPointer';
@@ -28,7 +28,7 @@ export type CandidateStatus = {
 export type RunStatus = {
   runId: string;
   recipe: string;
-  confirm: 'auto' | 'manual';
+  confirm: ConfirmMode;
   serving: ServingPointer;
   servedVersions: string[];
   sessions: { completed: number; planned: number; accepted: number };

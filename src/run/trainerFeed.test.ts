@@ -83,7 +83,6 @@ async function openFeed(batch: number, window: number, arm: 'trained' | 'control
     journal,
     gate,
     recipe: { ...recipe, arm, trainer: { ...recipe.trainer, batch_turns: batch, window_turns: window } },
-    modelDir: runDir,
     baseSha256: BASE,
     samples: [],
     worker: trainer.worker,
@@ -176,7 +175,7 @@ describe('TrainerFeed', () => {
         checkpointDir: runDir,
       }),
     } as unknown as TrainerWorker;
-    const lying = new TrainerFeed({ runDir, journal, gate: { stage: async () => staged.push('x'), candidates: () => [] } as unknown as ReleaseGate, recipe: (await loadRecipe(embeddedRecipe)).recipe, modelDir: runDir, baseSha256: BASE, samples: [], worker: liar, onFatal: (e) => { throw e; } });
+    const lying = new TrainerFeed({ runDir, journal, gate: { stage: async () => staged.push('x'), candidates: () => [] } as unknown as ReleaseGate, recipe: (await loadRecipe(embeddedRecipe)).recipe, baseSha256: BASE, samples: [], worker: liar, onFatal: (e) => { throw e; } });
     await feed.close();
     await lying.start();
     lying.add(turns(4));

@@ -20,9 +20,7 @@ import path from 'node:path';
 import type { RunJournal } from '../core/journal/runJournal';
 import type { ReleaseGate } from '../core/gate/releaseGate';
 import { windowTurns, type Recipe } from '../core/recipe/recipeSchema';
-import type { RolePlacement } from '../processes/devices/rolePlacement';
-import type { TrainerBackend, TrainerWorker } from '../backends/trainerBackend';
-import { trainerInitParams, type TrainerInitInput } from '../backends/trainerInitParams';
+import type { RunTrainer, TrainerInitInput, TrainerWorker } from './composeRun';
 import type { TrainerProtocol } from '../core/protocols/trainerProtocol';
 import type { ParamsOf, ResultOf } from '../processes/workerMessages';
 import type { TrainSample } from '../core/protocols/trainSample';
@@ -36,8 +34,7 @@ export type TrainerFeedOptions = {
   journal: RunJournal;
   gate: ReleaseGate;
   recipe: Recipe;
-  /** The base model's folder and identity, as the trainer's init gets them. */
-  modelDir: string;
+  /** The run's base identity: the trainer must load this base, and every candidate must name it. */
   baseSha256: string;
   /** Every judged turn of the completed sessions, in session order (read back from the run on resume). */
   samples: TrainSample[];
@@ -46,9 +43,8 @@ export type TrainerFeedOptions = {
   onFatal: (error: Error) => void;
 } & (
   | {
-      /** The recipe's trainer backend (the composition root's) and where its process runs. */
-      trainer: TrainerBackend;
-      placement: RolePlacement;
+      /** The recipe's trainer for this run folder (the composition root's runTrainer). */
+      trainer: RunTrainer;
     }
   | {
       /** A ready-made trainer worker (unit tests pass a double). */
@@ -86,16 +82,8 @@ export class TrainerFeed {
       this.worker = options.worker;
       return;
     }
-    const { recipe } = options;
-    const init = trainerInitParams(recipe, {
-      modelDir: options.modelDir,
-      baseSha256: options.baseSha256,
-      storeDir: this.store.root,
-      ...(options.trainer.maxTokensPerCall !== undefined ? { maxTokensPerCall: options.trainer.maxTokensPerCall } : {}),
-    });
-    this.init = init;
+    this.init = options.trainer.init;
     this.worker = options.trainer.createWorker({
-      placement: options.placement,
       // After every (re)start: the model and the store, then the state of the last journaled step.
       setup: (connection) => this.syncTrainer((method, params) => connection.call(method, params as never, { timeoutMs: 120_000 })),
       ...(options.onLog ? { onLog: (line: string) => options.onLog?.(`trainer: ${line}`) } : {}),

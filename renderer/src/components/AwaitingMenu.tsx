@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useAwaitingStore } from '../stores/awaitingStore';
-import { useLiveRunStore } from '../stores/liveRunStore';
+import { useLabRunStore } from '../stores/labRunStore';
 import { usePageStore } from '../stores/pageStore';
 import { duration } from '../lib/runProgress';
 import { useNow } from './useNow';
@@ -12,7 +12,7 @@ import { useNow } from './useNow';
  */
 export function AwaitingMenu() {
   const view = useAwaitingStore((state) => state.view);
-  const review = useLiveRunStore((state) => state.review);
+  const review = useLabRunStore((state) => state.review);
   const show = usePageStore((state) => state.show);
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);

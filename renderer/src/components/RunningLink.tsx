@@ -1,5 +1,5 @@
 import { useShallow } from 'zustand/react/shallow';
-import { useLiveRunStore } from '../stores/liveRunStore';
+import { useLabRunStore } from '../stores/labRunStore';
 import { usePageStore } from '../stores/pageStore';
 import { useRunningStore } from '../stores/runningStore';
 
@@ -10,7 +10,7 @@ import { useRunningStore } from '../stores/runningStore';
  */
 export function RunningLink() {
   const running = useRunningStore((state) => state.run);
-  const { onScreen, open } = useLiveRunStore(useShallow((state) => ({ onScreen: state.run?.header.runDir ?? null, open: state.open })));
+  const { onScreen, open } = useLabRunStore(useShallow((state) => ({ onScreen: state.run?.header.runDir ?? null, open: state.open })));
   const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
   if (running === null) return null;
   const watching = onScreen === running.runDir;

@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
 import { useAppStore } from '../stores/appStore';
-import { useLiveRunStore } from '../stores/liveRunStore';
+import { useLabRunStore } from '../stores/labRunStore';
 import { usePageStore } from '../stores/pageStore';
 import type { Page } from '../stores/pageStore';
 import { useRunStore } from '../stores/runStore';
@@ -12,8 +12,8 @@ import { ThemeSwitch } from './ThemeSwitch';
 /** The pages of the window; a page with nothing to show yet is disabled. */
 function PageTabs() {
   const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
-  const phase = useLiveRunStore((state) => state.run?.header.phase ?? null);
-  const awaiting = useLiveRunStore((state) => state.run?.candidates.filter((c) => c.state === 'awaiting-confirm').length ?? 0);
+  const phase = useLabRunStore((state) => state.run?.header.phase ?? null);
+  const awaiting = useLabRunStore((state) => state.run?.candidates.filter((c) => c.state === 'awaiting-confirm').length ?? 0);
   const viewerStatus = useRunStore((state) => state.status);
   const tabs: { page: Page; label: string; disabled: boolean }[] = [
     { page: 'start', label: 'Start', disabled: false },

@@ -1,4 +1,4 @@
-import { formatPythonFloat } from '../../../src/contract/pythonFloat';
+import { formatPythonFloat } from '../../../src/contract/csvFloatFormat';
 import { CurveRow } from '../../../src/contract/runs';
 import { RATE_SERIES, smoothedKey, type ChartRow } from './chartData';
 import { smoothSeries, smoothingTag, type SmoothableSeries, type Smoothing } from './smoothing';

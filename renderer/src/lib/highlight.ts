@@ -1,4 +1,4 @@
-import type { MarkerKind, VerdictView } from '../../../src/contract/liveRuns';
+import type { MarkerKind, VerdictView } from '../../../src/contract/labRuns';
 
 /** What a stretch of a reply is, for the verifier: an AI-style marker, shown work, the gold answer. */
 export type HighlightTag = { kind: 'marker'; marker: MarkerKind } | { kind: 'work' } | { kind: 'gold' };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { CandidateView, RoundView } from '../../../src/contract/liveRuns';
+import type { CandidateView, RoundView } from '../../../src/contract/labRuns';
 import { lifecycleSteps, stateLabel } from './lifecycle';
 
 const pointer = { version: 'base', sha256: 'a'.repeat(64) };

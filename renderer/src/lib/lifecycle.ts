@@ -1,4 +1,4 @@
-import type { CandidateView } from '../../../src/contract/liveRuns';
+import type { CandidateView } from '../../../src/contract/labRuns';
 
 export type StepStatus = 'done' | 'current' | 'failed' | 'pending' | 'skipped';
 

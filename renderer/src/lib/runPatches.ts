@@ -1,4 +1,4 @@
-import type { RunPatch, RunView } from '../../../src/contract/liveRuns';
+import type { RunPatch, RunView } from '../../../src/contract/labRuns';
 
 /** Replaces items with the same key and adds new ones, keeping the list ordered by `order`. */
 function mergeByKey<T, K>(list: readonly T[], changed: readonly T[], keyOf: (item: T) => K, order: (a: T, b: T) => number): T[] {
@@ -15,7 +15,7 @@ export type PatchOutcome =
   | { kind: 'refetch' };
 
 /**
- * Applies a batch of `liveRuns.changed` patches (one animation frame's
+ * Applies a batch of `labRuns.changed` patches (one animation frame's
  * worth) to the run on screen. Items merge by key, so a patch that repeats
  * what a fresh snapshot already holds changes nothing; a gap in the update
  * numbers means something was lost, and the caller fetches the whole view.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { CandidateView, RunView } from '../../../src/contract/liveRuns';
+import type { CandidateView, RunView } from '../../../src/contract/labRuns';
 import { duration, elapsedSeconds, etaSeconds, gateStateText, windowTitle } from './runProgress';
 
 const pointer = { version: 'base', sha256: 'a'.repeat(64) };

@@ -1,4 +1,5 @@
-import type { AwaitingView, CandidateView, RunView } from '../../../src/contract/liveRuns';
+import type { AwaitingView, CandidateView, RunView } from '../../../src/contract/labRuns';
+import { isLivePhase } from '../../../src/contract/runPhases';
 
 /** 42 → "42 s", 725 → "12 min 05 s", 7380 → "2 h 03 min". */
 export function duration(seconds: number): string {
@@ -12,7 +13,7 @@ export function duration(seconds: number): string {
 /** Whether the run's sessions are alive in some process (the clock runs, the trainer may be stepping). */
 export function isLive(run: RunView): boolean {
   const { phase, heldBy } = run.header;
-  return heldBy !== null || phase === 'starting' || phase === 'running' || phase === 'pausing' || phase === 'paused' || phase === 'stopping';
+  return heldBy !== null || isLivePhase(phase);
 }
 
 /** Seconds the session in progress has run, now; 0 when none runs (paused, stopped, ended). */

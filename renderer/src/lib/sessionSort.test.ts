@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { SessionView } from '../../../src/contract/liveRuns';
+import type { SessionView } from '../../../src/contract/labRuns';
 import { nextSort, sortSessions } from './sessionSort';
 
 function session(n: number, fields: Partial<SessionView> = {}): SessionView {

@@ -1,12 +1,12 @@
 import { create } from 'zustand';
-import type { AwaitingView } from '../../../src/contract/liveRuns';
+import type { AwaitingView } from '../../../src/contract/labRuns';
 import { getLab } from '../api/labClient';
 
 interface AwaitingState {
   /** Every candidate awaiting a person in the runs the lab follows; empty before the lab answers. */
   view: AwaitingView;
   load(): Promise<void>;
-  /** A frame's worth of `liveRuns.awaitingChanged` events: each carries the whole list, so the newest wins. */
+  /** A frame's worth of `labRuns.awaitingChanged` events: each carries the whole list, so the newest wins. */
   apply(views: readonly AwaitingView[]): void;
 }
 
@@ -25,7 +25,7 @@ export const useAwaitingStore = create<AwaitingState>()((set) => {
     async load() {
       const lab = getLab();
       if (lab === null) return;
-      const view = await lab.liveRuns.awaiting();
+      const view = await lab.labRuns.awaiting();
       if (!fromEvents) set({ view });
     },
     apply(views) {

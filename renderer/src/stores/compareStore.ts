@@ -106,7 +106,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
       attempt(async () => {
         const lab = getLab();
         if (lab === null) return;
-        const run = await lab.liveRuns.openCurve({ ...where, purpose: 'compare' });
+        const run = await lab.labRuns.openCurve({ ...where, purpose: 'compare' });
         add(run, run.summary.title, 'runId' in where ? `run folder ${where.runId}` : where.path);
       }),
     addPicked: (picked) =>

@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import type { RecipeChoice } from '../../../src/contract/liveRuns';
+import type { RecipeChoice } from '../../../src/contract/labRuns';
 
 // The store module reaches for the lab on load; the form parser under test does not.
 vi.mock('../api/labClient', () => ({ getLab: () => null, labUnavailableReason: () => '' }));

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/liveRuns';
+import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/labRuns';
 import { getLab } from '../api/labClient';
 
 interface LaunchState {
@@ -37,7 +37,7 @@ export const useLaunchStore = create<LaunchState>()((set, get) => ({
     const lab = getLab();
     if (lab === null) return;
     try {
-      const { recipes, runsDir } = await lab.liveRuns.recipes();
+      const { recipes, runsDir } = await lab.labRuns.recipes();
       const keep = get().recipe;
       const preselected = recipes.find((r) => r.id === keep && r.runnable) ?? recipes.find((r) => r.isDefault && r.runnable) ?? recipes.find((r) => r.runnable);
       set({ recipes, runsDir, recipe: preselected?.id ?? null, problem: null });
@@ -50,7 +50,7 @@ export const useLaunchStore = create<LaunchState>()((set, get) => ({
     const lab = getLab();
     if (lab === null) return;
     try {
-      const { runs, runsDir } = await lab.liveRuns.list();
+      const { runs, runsDir } = await lab.labRuns.list();
       set({ runs, runsDir });
     } catch (error) {
       set({ problem: messageOf(error) });

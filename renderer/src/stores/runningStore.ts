@@ -1,12 +1,12 @@
 import { create } from 'zustand';
-import type { RunningRunView, RunningView } from '../../../src/contract/liveRuns';
+import type { RunningRunView, RunningView } from '../../../src/contract/labRuns';
 import { getLab } from '../api/labClient';
 
 interface RunningState {
   /** The run whose sessions this lab runs, on screen or in the background; null when none. */
   run: RunningRunView | null;
   load(): Promise<void>;
-  /** A frame's worth of `liveRuns.runningChanged` events: each carries the whole view, so the newest wins. */
+  /** A frame's worth of `labRuns.runningChanged` events: each carries the whole view, so the newest wins. */
   apply(views: readonly RunningView[]): void;
 }
 
@@ -23,7 +23,7 @@ export const useRunningStore = create<RunningState>()((set) => {
     async load() {
       const lab = getLab();
       if (lab === null) return;
-      const view = await lab.liveRuns.running();
+      const view = await lab.labRuns.running();
       if (!fromEvents) set({ run: view.run });
     },
     apply(views) {

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { TranscriptView } from '../../../src/contract/liveRuns';
+import type { TranscriptView } from '../../../src/contract/labRuns';
 import { getLab } from '../api/labClient';
 
 export type TranscriptState = { status: 'loading' } | { status: 'loaded'; transcript: TranscriptView } | { status: 'error'; message: string };
@@ -26,7 +26,7 @@ export const useTranscriptStore = create<TranscriptStoreState>()((set, get) => (
     if (lab === null || get().transcripts[key]?.status === 'loaded') return;
     set((state) => ({ transcripts: { ...state.transcripts, [key]: { status: 'loading' } } }));
     try {
-      const transcript = await lab.liveRuns.transcript({ session });
+      const transcript = await lab.labRuns.transcript({ session });
       set((state) => ({ transcripts: { ...state.transcripts, [key]: { status: 'loaded', transcript } } }));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/liveRuns';
+import type { RecipeChoice, RunFolderInfo } from '../../../src/contract/labRuns';
 import { parseLaunchForm, useLaunchStore } from '../stores/launchStore';
 import { useCompareStore } from '../stores/compareStore';
-import { isPending, isPendingAny, useLiveRunStore } from '../stores/liveRunStore';
+import { isPending, isPendingAny, useLabRunStore } from '../stores/labRunStore';
 import { usePageStore } from '../stores/pageStore';
 import { useRunningStore } from '../stores/runningStore';
 
@@ -101,7 +101,7 @@ function StartForm() {
   const form = useLaunchStore(
     useShallow((s) => ({ recipes: s.recipes, recipe: s.recipe, seed: s.seed, sessions: s.sessions, confirm: s.confirm, setSeed: s.setSeed, setSessions: s.setSessions, setConfirm: s.setConfirm })),
   );
-  const { pending, start, open, onScreen } = useLiveRunStore(useShallow((s) => ({ pending: s.pending, start: s.start, open: s.open, onScreen: s.run?.header.runDir ?? null })));
+  const { pending, start, open, onScreen } = useLabRunStore(useShallow((s) => ({ pending: s.pending, start: s.start, open: s.open, onScreen: s.run?.header.runDir ?? null })));
   const running = useRunningStore((s) => s.run);
   const show = usePageStore((s) => s.show);
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -191,7 +191,7 @@ function startedText(iso: string): string {
 /** The runs in the runs folder, newest first: where each stands, and whether one waits for you. */
 function RunFolders() {
   const { runs, runsDir, loadRuns } = useLaunchStore(useShallow((s) => ({ runs: s.runs, runsDir: s.runsDir, loadRuns: s.loadRuns })));
-  const { open, pending, onScreen, openProblem } = useLiveRunStore(
+  const { open, pending, onScreen, openProblem } = useLabRunStore(
     useShallow((s) => ({ open: s.open, pending: s.pending, onScreen: s.run?.header.runId ?? null, openProblem: s.problemOf === 'open' ? s.problem : null })),
   );
   const show = usePageStore((s) => s.show);
@@ -307,8 +307,8 @@ function RunFolders() {
 export function LaunchView() {
   const { load, problem } = useLaunchStore(useShallow((s) => ({ load: s.load, problem: s.problem })));
   // The lab's answer to Start, here; an answer to opening a folder stands beside the folder's path.
-  const startProblem = useLiveRunStore((s) => (s.problemOf === 'start' ? s.problem : null));
-  const livePhase = useLiveRunStore((s) => s.run?.header.phase ?? null);
+  const startProblem = useLabRunStore((s) => (s.problemOf === 'start' ? s.problem : null));
+  const livePhase = useLabRunStore((s) => s.run?.header.phase ?? null);
   useEffect(() => {
     void load();
   }, [load]);

@@ -12,7 +12,7 @@ import type { LabEventName, LabMethodName } from '../channels';
 import { LAB_METHOD_CHANNELS } from '../channelLists';
 import { LabError } from '../errors';
 import type { LabEnvelope } from '../errors';
-import type { RunPatch } from '../liveRuns';
+import type { RunPatch } from '../labRuns';
 import type { WorkersView } from '../workers';
 
 export const REFERENCE_ID = 'reef-2026-09-14-qwen3.5-9b-gated';
@@ -222,10 +222,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(seen.length).toBe(count);
     });
 
-    // ── liveRuns: the desktop's run domain ─────────────────────────────────
+    // ── labRuns: the desktop's run domain ─────────────────────────────────
 
-    test('liveRuns.recipes: the embedded default first and runnable; the Reef 7-GPU recipe listed with why it cannot run here', async () => {
-      const { recipes, runsDir: dir } = await harness.api.liveRuns.recipes();
+    test('labRuns.recipes: the embedded default first and runnable; the Reef 7-GPU recipe listed with why it cannot run here', async () => {
+      const { recipes, runsDir: dir } = await harness.api.labRuns.recipes();
       expect(dir).toBe(runsDir);
       expect(recipes[0]).toMatchObject({ id: 'embedded-gsm8k-style.yaml', isDefault: true, runnable: true, sessions: 72, confirm: 'manual', rounds: 3, reasons: [] });
       const reef = recipes.find((r) => r.id === 'reef-openclawrl-7gpu.yaml');
@@ -233,42 +233,42 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(reef?.reasons.join('\n')).toMatch(/GPU/);
     });
 
-    test('liveRuns: nothing is open yet, so the current run is null and every request to a run is a conflict', async () => {
-      expect(await harness.api.liveRuns.current()).toEqual({ run: null });
+    test('labRuns: nothing is open yet, so the current run is null and every request to a run is a conflict', async () => {
+      expect(await harness.api.labRuns.current()).toEqual({ run: null });
       const refused = [
-        harness.api.liveRuns.confirm({ candidate: 'c1' }),
-        harness.api.liveRuns.reject({ candidate: 'c1' }),
-        harness.api.liveRuns.inject({ kind: 'nan-inf' }),
-        harness.api.liveRuns.rollback({ version: 'base' }),
-        harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 1 }),
-        harness.api.liveRuns.stop(),
-        harness.api.liveRuns.resume(),
+        harness.api.labRuns.confirm({ candidate: 'c1' }),
+        harness.api.labRuns.reject({ candidate: 'c1' }),
+        harness.api.labRuns.inject({ kind: 'nan-inf' }),
+        harness.api.labRuns.rollback({ version: 'base' }),
+        harness.api.labRuns.probeReplies({ candidate: 'c1', round: 1 }),
+        harness.api.labRuns.stop(),
+        harness.api.labRuns.resume(),
       ];
       for (const call of refused) await expect(call).rejects.toMatchObject({ name: 'LabError', code: 'conflict' });
     });
 
-    test('liveRuns.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe', async () => {
+    test('labRuns.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe', async () => {
       for (const recipe of ['../recipes/embedded-gsm8k-style.yaml', '/etc/passwd', 'embedded-gsm8k-style.json']) {
-        const envelope = await harness.rawInvoke('liveRuns.start', { recipe });
+        const envelope = await harness.rawInvoke('labRuns.start', { recipe });
         expect(envelope, recipe).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
       }
-      const reef = await harness.api.liveRuns.start({ recipe: 'reef-openclawrl-7gpu.yaml' }).then(() => null, (e: unknown) => e);
+      const reef = await harness.api.labRuns.start({ recipe: 'reef-openclawrl-7gpu.yaml' }).then(() => null, (e: unknown) => e);
       expect(reef).toMatchObject({ name: 'LabError', code: 'unavailable' });
       expect((reef as LabError).details).toMatchObject({ reasons: expect.arrayContaining([expect.stringMatching(/GPU/)]) });
-      await expect(harness.api.liveRuns.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
-      await expect(harness.rawInvoke('liveRuns.start', { recipe: 'embedded-gsm8k-style.yaml', sessions: 0 })).resolves.toMatchObject({
+      await expect(harness.api.labRuns.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(harness.rawInvoke('labRuns.start', { recipe: 'embedded-gsm8k-style.yaml', sessions: 0 })).resolves.toMatchObject({
         ok: false,
         error: { code: 'invalid-params' },
       });
-      expect(await harness.api.liveRuns.current()).toEqual({ run: null });
+      expect(await harness.api.labRuns.current()).toEqual({ run: null });
     });
 
-    test('liveRuns.start runs the embedded recipe (its first 2 sessions here): the run streams reset, then patches; it pauses, takes an injection while paused, resumes, completes', async () => {
+    test('labRuns.start runs the embedded recipe (its first 2 sessions here): the run streams reset, then patches; it pauses, takes an injection while paused, resumes, completes', async () => {
       const patches: RunPatch[] = [];
       const waiters: { until: (patch: RunPatch) => boolean; resolve: (patch: RunPatch) => void }[] = [];
       /** The first patch (from now on) that satisfies `until`: the run's own events order the test, not a clock. */
       const patchWhere = (until: (patch: RunPatch) => boolean) => new Promise<RunPatch>((resolve) => waiters.push({ until, resolve }));
-      const off = harness.api.on('liveRuns.changed', (patch) => {
+      const off = harness.api.on('labRuns.changed', (patch) => {
         patches.push(patch);
         for (const w of waiters.filter((x) => x.until(patch))) {
           waiters.splice(waiters.indexOf(w), 1);
@@ -277,20 +277,20 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       });
       const offWorkers = harness.api.on('workers.changed', (view) => workerEvents.push(view));
       const running = patchWhere((p) => p.header.phase === 'running');
-      const started = await harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 2 });
+      const started = await harness.api.labRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 2 });
       expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 2, completed: 0 } });
       expect(started.header.runDir.startsWith(runsDir)).toBe(true);
       // Only one run is live at a time; a starting run cannot be paused yet.
-      await expect(harness.api.liveRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
       await running;
 
       // Pause: the session in progress (if any) finishes, then nothing runs; the gate still takes requests.
       const paused = patchWhere((p) => p.header.phase === 'paused');
-      expect((await harness.api.liveRuns.pause()).header.phase).toBe('pausing');
+      expect((await harness.api.labRuns.pause()).header.phase).toBe('pausing');
       const atPause = (await paused).header;
       expect(atPause.sessions.running).toBeNull();
       expect(atPause.sessions.completed).toBeLessThan(2);
-      await expect(harness.api.liveRuns.pause()).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.pause()).rejects.toMatchObject({ code: 'conflict' });
       // The injection is staged (its request says as which candidate) and the gate rejects that candidate, in either order.
       const rejectedIds = new Set<string>();
       const rejected = patchWhere((p) => {
@@ -298,16 +298,16 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         const request = p.header.injections.find((i) => i.id === 'i1');
         return request?.state === 'staged' && request.candidate !== null && rejectedIds.has(request.candidate);
       });
-      const injected = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
+      const injected = await harness.api.labRuns.inject({ kind: 'nan-inf' });
       expect(injected.injection).toMatchObject({ id: 'i1', kind: 'nan-inf', state: 'building', servingBefore: { version: 'base' } });
       const decided = await rejected;
       expect(decided.header.phase).toBe('paused');
       expect(decided.header.sessions.completed).toBe(atPause.sessions.completed);
 
       const completed = patchWhere((p) => p.header.phase === 'completed');
-      expect((await harness.api.liveRuns.resume()).header.phase).toBe('running');
+      expect((await harness.api.labRuns.resume()).header.phase).toBe('running');
       await completed;
-      const { run } = await harness.api.liveRuns.current();
+      const { run } = await harness.api.labRuns.current();
       expect(run?.header.sessions).toMatchObject({ planned: 2, completed: 2 });
       const session = run!.sessions[0]!;
       expect(session.session).toBe(0);
@@ -342,10 +342,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(seen('serving', 'running') && seen('probe', 'running') && seen('trainer', 'running')).toBe(true);
     });
 
-    test('liveRuns.transcript: the whole session, every turn with its verdict, reward and hint; the first turn is the session\'s scored reply', async () => {
-      const { run } = await harness.api.liveRuns.current();
+    test('labRuns.transcript: the whole session, every turn with its verdict, reward and hint; the first turn is the session\'s scored reply', async () => {
+      const { run } = await harness.api.labRuns.current();
       const session = run!.sessions[0]!;
-      const transcript = await harness.api.liveRuns.transcript({ session: 0 });
+      const transcript = await harness.api.labRuns.transcript({ session: 0 });
       expect(transcript).toMatchObject({ session: 0, taskId: session.taskId, question: session.question, gold: session.gold, accepted: session.accepted });
       expect(transcript.turns.length).toBe(session.turns);
       const first = transcript.turns[0]!;
@@ -357,38 +357,38 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         if (turn.reward === -1) expect(turn.hint?.accepted).toBe(true);
       }
       expect(transcript.turns.map((t) => t.turn)).toEqual(transcript.turns.map((_, i) => i));
-      await expect(harness.api.liveRuns.transcript({ session: 5 })).rejects.toMatchObject({ code: 'not-found' });
-      expect(await harness.rawInvoke('liveRuns.transcript', { session: -1 })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      await expect(harness.api.labRuns.transcript({ session: 5 })).rejects.toMatchObject({ code: 'not-found' });
+      expect(await harness.rawInvoke('labRuns.transcript', { session: -1 })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
     });
 
-    test('liveRuns.openCurve: a run folder\'s curve.csv titled by the folder\'s name, as its file says; no path tricks', async () => {
-      const { run } = await harness.api.liveRuns.current();
+    test('labRuns.openCurve: a run folder\'s curve.csv titled by the folder\'s name, as its file says; no path tricks', async () => {
+      const { run } = await harness.api.labRuns.current();
       const runId = run!.header.runDir.split(/[\\/]/).at(-1)!;
-      const loaded = await harness.api.liveRuns.openCurve({ runId, purpose: 'compare' });
+      const loaded = await harness.api.labRuns.openCurve({ runId, purpose: 'compare' });
       expect(loaded.summary).toMatchObject({ title: runId, sessionCount: run!.sessions.length, sourceKind: 'files' });
       expect(loaded.sessions).toEqual(run!.sessions.map((s) => s.curve));
       expect(loaded.files.map((f) => f.name)).toEqual(['curve.csv']);
-      const byPath = await harness.api.liveRuns.openCurve({ path: run!.header.runDir });
+      const byPath = await harness.api.labRuns.openCurve({ path: run!.header.runDir });
       expect(byPath.summary.title).toBe(runId);
       expect(byPath.sessions).toEqual(loaded.sessions);
       for (const where of [{ runId: '../etc' }, { runId: 'a/b' }, { runId: runId, purpose: 'steal' }]) {
-        expect(await harness.rawInvoke('liveRuns.openCurve', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+        expect(await harness.rawInvoke('labRuns.openCurve', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
       }
-      await expect(harness.api.liveRuns.openCurve({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
-      await expect(harness.api.liveRuns.openCurve({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.labRuns.openCurve({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.labRuns.openCurve({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
     });
 
-    test('liveRuns.open: a run id is a folder name, never a path; a folder that is no run is not-found', async () => {
+    test('labRuns.open: a run id is a folder name, never a path; a folder that is no run is not-found', async () => {
       for (const where of [{ runId: '../etc' }, { runId: '.hidden' }, { runId: 'a/b' }, {}]) {
-        expect(await harness.rawInvoke('liveRuns.open', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+        expect(await harness.rawInvoke('labRuns.open', where), JSON.stringify(where)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
       }
-      await expect(harness.api.liveRuns.open({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
-      await expect(harness.api.liveRuns.open({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.labRuns.open({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.labRuns.open({ path: REPO_ASSETS_DIR })).rejects.toMatchObject({ code: 'not-found' });
     });
 
-    test('liveRuns.list and open: a run folder with a candidate awaiting confirmation, its rounds and evidence', async () => {
+    test('labRuns.list and open: a run folder with a candidate awaiting confirmation, its rounds and evidence', async () => {
       await cp(await preparedRun(), join(runsDir, PREPARED_RUN_ID), { recursive: true });
-      const { runs } = await harness.api.liveRuns.list();
+      const { runs } = await harness.api.labRuns.list();
       expect(runs).toHaveLength(2);
       expect(runs).toContainEqual(
         expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', status: 'stopped', failure: null, awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null }),
@@ -397,7 +397,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(runs).toContainEqual(
         expect.objectContaining({ recipeName: 'embedded-gsm8k-style', status: 'complete', sessionsCompleted: 2, sessionsPlanned: 2, completed: true, heldBy: process.pid }),
       );
-      const view = await harness.api.liveRuns.open({ runId: PREPARED_RUN_ID });
+      const view = await harness.api.labRuns.open({ runId: PREPARED_RUN_ID });
       expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
       expect(view.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
       const c1 = view.candidates[0]!;
@@ -407,11 +407,11 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         [2, true, 4, true],
         [3, true, 4, true],
       ]);
-      expect(await harness.api.liveRuns.current()).toMatchObject({ run: { header: { runId: view.header.runId } } });
+      expect(await harness.api.labRuns.current()).toMatchObject({ run: { header: { runId: view.header.runId } } });
     }, 240_000);
 
-    test('liveRuns.probeReplies: candidate and serving on the same problems and seeds, with verdicts', async () => {
-      const round = await harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 2 });
+    test('labRuns.probeReplies: candidate and serving on the same problems and seeds, with verdicts', async () => {
+      const round = await harness.api.labRuns.probeReplies({ candidate: 'c1', round: 2 });
       expect(round).toMatchObject({ candidate: 'c1', round: 2, servingVersion: 'base' });
       expect(round.pairs).toHaveLength(2);
       for (const pair of round.pairs) {
@@ -420,21 +420,21 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         expect(pair.candidate.verdict).toEqual(pair.serving.verdict);
         for (const m of pair.candidate.verdict.markers) expect(m.end).toBeLessThanOrEqual(pair.candidate.text.length);
       }
-      await expect(harness.api.liveRuns.probeReplies({ candidate: 'c1', round: 7 })).rejects.toMatchObject({ code: 'not-found' });
+      await expect(harness.api.labRuns.probeReplies({ candidate: 'c1', round: 7 })).rejects.toMatchObject({ code: 'not-found' });
     });
 
-    test('liveRuns.reject: a person rejects a candidate awaiting confirmation, with the reason; serving unchanged', async () => {
-      const rejected = await harness.api.liveRuns.reject({ candidate: 'c2', reason: 'not this one' });
+    test('labRuns.reject: a person rejects a candidate awaiting confirmation, with the reason; serving unchanged', async () => {
+      const rejected = await harness.api.labRuns.reject({ candidate: 'c2', reason: 'not this one' });
       expect(rejected.candidate).toMatchObject({ id: 'c2', state: 'rejected', reason: { code: 'person', detail: 'not this one' } });
       expect(rejected.servingAfter).toEqual(rejected.servingBefore);
       expect(rejected.candidate.servingAtDecision).toEqual(rejected.servingBefore);
-      expect((await harness.api.liveRuns.current()).run?.header.phase).toBe('gate-only');
+      expect((await harness.api.labRuns.current()).run?.header.phase).toBe('gate-only');
     }, 120_000);
 
-    test('liveRuns.confirm: the gate promotes; patches stream; a decided candidate cannot be decided again; rollback restores', async () => {
+    test('labRuns.confirm: the gate promotes; patches stream; a decided candidate cannot be decided again; rollback restores', async () => {
       const patches: RunPatch[] = [];
-      const off = harness.api.on('liveRuns.changed', (patch) => patches.push(patch));
-      const confirmed = await harness.api.liveRuns.confirm({ candidate: 'c1' });
+      const off = harness.api.on('labRuns.changed', (patch) => patches.push(patch));
+      const confirmed = await harness.api.labRuns.confirm({ candidate: 'c1' });
       expect(confirmed.servingBefore.version).toBe('base');
       expect(confirmed.servingAfter).toEqual({ version: confirmed.candidate.version, sha256: confirmed.candidate.sha256 });
       expect(confirmed.candidate).toMatchObject({ state: 'promoted', confirmedBy: 'person' });
@@ -447,15 +447,15 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       // Each patch follows the one before it: the renderer's gap check holds.
       patches.forEach((p, i) => i > 0 && expect(p.header.update).toBe(patches[i - 1]!.header.update + 1));
 
-      await expect(harness.api.liveRuns.confirm({ candidate: 'c1' })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(harness.api.liveRuns.reject({ candidate: 'c1', reason: 'too late' })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(harness.api.liveRuns.confirm({ candidate: 'c9' })).rejects.toMatchObject({ code: 'conflict' });
-      await expect(harness.api.liveRuns.rollback({ version: 'v9-deadbeef' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.confirm({ candidate: 'c1' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.reject({ candidate: 'c1', reason: 'too late' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.confirm({ candidate: 'c9' })).rejects.toMatchObject({ code: 'conflict' });
+      await expect(harness.api.labRuns.rollback({ version: 'v9-deadbeef' })).rejects.toMatchObject({ code: 'conflict' });
 
-      const rolled = await harness.api.liveRuns.rollback({ version: 'base' });
+      const rolled = await harness.api.labRuns.rollback({ version: 'base' });
       expect(rolled).toEqual({ servingBefore: confirmed.servingAfter, servingAfter: confirmed.servingBefore });
       expect(JSON.parse(await readFile(pointerFile, 'utf8'))).toEqual(confirmed.servingBefore);
-      const { run } = await harness.api.liveRuns.current();
+      const { run } = await harness.api.labRuns.current();
       expect(run?.servingHistory.map((h) => [h.kind, h.to.version, h.by])).toEqual([
         ['promoted', confirmed.candidate.version, 'person'],
         ['rolled-back', 'base', 'person'],
@@ -463,12 +463,12 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       off();
     }, 120_000);
 
-    test('liveRuns.inject answers at once; a second request queues behind the first; both end rejected, serving unchanged', async () => {
+    test('labRuns.inject answers at once; a second request queues behind the first; both end rejected, serving unchanged', async () => {
       const both = new Promise<RunPatch>((resolve) => {
-        const off = harness.api.on('liveRuns.changed', (patch) => {
+        const off = harness.api.on('labRuns.changed', (patch) => {
           if (patch.header.injections.filter((i) => i.state === 'staged').length < 2) return;
           const ids = patch.header.injections.map((i) => i.candidate);
-          void harness.api.liveRuns.current().then(({ run }) => {
+          void harness.api.labRuns.current().then(({ run }) => {
             if (run !== null && ids.every((id) => run.candidates.find((c) => c.id === id)?.state === 'rejected')) {
               off();
               resolve(patch);
@@ -476,8 +476,8 @@ export function defineContractSuite(transportName: string, start: (options: { ru
           });
         });
       });
-      const first = await harness.api.liveRuns.inject({ kind: 'nan-inf' });
-      const second = await harness.api.liveRuns.inject({ kind: 'wrong-shape' });
+      const first = await harness.api.labRuns.inject({ kind: 'nan-inf' });
+      const second = await harness.api.labRuns.inject({ kind: 'wrong-shape' });
       expect(first.servingBefore.version).toBe('base');
       expect(first.injection).toMatchObject({ id: 'i1', kind: 'nan-inf', state: 'building', candidate: null });
       // Asked while the first is being built: it waits its turn, visibly.
@@ -487,7 +487,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         ['i1', 'staged', 'c3'],
         ['i2', 'staged', 'c4'],
       ]);
-      const { run } = await harness.api.liveRuns.current();
+      const { run } = await harness.api.labRuns.current();
       const [c3, c4] = ['c3', 'c4'].map((id) => run!.candidates.find((c) => c.id === id)!);
       expect(c3!.reason).toMatchObject({ code: 'non-finite' });
       expect(c4!.reason).toMatchObject({ code: 'tensor-spec' });
@@ -495,8 +495,8 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(run!.header.serving).toEqual(first.servingBefore);
     }, 120_000);
 
-    test('liveRuns.stop lets the gate-only run go; the folder stays on screen', async () => {
-      const view = await harness.api.liveRuns.stop();
+    test('labRuns.stop lets the gate-only run go; the folder stays on screen', async () => {
+      const view = await harness.api.labRuns.stop();
       expect(view.header.phase).toBe('viewing');
       expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected', 'rejected', 'rejected']);
     });

@@ -1,4 +1,4 @@
-// Deliberately bad candidates (docs/design.md, Injected bad candidates). Each is
+// Deliberately bad candidates, injected to show the gate stops them. Each is
 // written to the run's weight store and then staged like a trainer's
 // candidate, so it meets exactly the gate every candidate meets — and must
 // end rejected with the serving pointer unchanged.
@@ -26,9 +26,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { countViolations, judgeReply } from '../judge/criterion';
 import { towardMarkdownRewards } from '../judge/markdownRewards';
-import type { BadCandidateKind, CandidateSource } from '../journal/journalEvents';
+import type { CandidateSource } from '../journal/journalEvents';
+import type { BadCandidateKind } from './candidateVocabulary';
 import type { EngineClient, GenerateResult } from '../protocols/engineProtocol';
-import type { BadCandidateParams, TrainerProtocol } from '../protocols/trainerProtocol';
+import type { BadCandidateParams, TrainerCaller } from '../protocols/trainerProtocol';
 import type { Recipe } from '../recipe/recipeSchema';
 import { createRng, rolloutSeed, type Rng } from '../tasks/rng';
 import type { Task } from '../tasks/task';
@@ -36,10 +37,6 @@ import { loraModuleFromPeft, type AdapterTensorSpec, type LoraSettings } from '.
 import { peftAdapterConfig, peftAdapterMetadata } from '../weights/peftAdapterFormat';
 import { serializeSafetensors, type WritableTensor } from '../weights/safetensors';
 import { WeightStore, type StoredCandidate } from '../weights/weightStore';
-import type { SupervisedWorker } from '../../processes/supervisedWorker';
-
-/** The trainer process the trained kinds are asked of (the run's, or one started for the purpose). */
-export type BadCandidateTrainer = Pick<SupervisedWorker<TrainerProtocol>, 'call'>;
 
 export type BadCandidateContext = {
   runDir: string;
@@ -52,8 +49,8 @@ export type BadCandidateContext = {
   tasks: readonly Task[];
   /** An engine that is not the serving one, for the reward-inverted rollouts (the probe engine). */
   rolloutEngine: EngineClient;
-  /** Runs `use` with the run's trainer process (starting one when the run has none). */
-  withTrainer: <T>(use: (trainer: BadCandidateTrainer) => Promise<T>) => Promise<T>;
+  /** Runs `use` with the run's trainer process (starting one when the run has none), asked through the trainer protocol. */
+  withTrainer: <T>(use: (trainer: TrainerCaller) => Promise<T>) => Promise<T>;
   seed: number;
   /** The base model's sha256 (the run's run-started event). */
   baseSha256: string;
@@ -185,12 +182,12 @@ function samplingOf(recipe: Recipe) {
 
 /**
  * On-policy rounds toward markdown: each round loads the adapter so far into
- * the rollout engine (the probe engine: never the serving one: docs/design.md, invariant 2),
+ * the rollout engine (the probe engine: a candidate never reaches the serving one before promotion),
  * samples first replies to homework tasks, rewards each reply by its markdown
  * against the batch's mean, and has the trainer take one step on them; the
  * last round's adapter is stored as the candidate.
  */
-async function rewardInverted(trainer: BadCandidateTrainer, ctx: BadCandidateContext): Promise<StoredCandidate> {
+async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext): Promise<StoredCandidate> {
   if (ctx.tasks.length === 0) throw new Error('reward-inverted: no homework tasks to roll out on');
   const note = 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)';
   let current: { version: string; sha256: string; path: string } | null = null;
@@ -238,7 +235,7 @@ async function rewardInverted(trainer: BadCandidateTrainer, ctx: BadCandidateCon
 }
 
 /** Training toward ending every reply at once, by the trainer alone, under 0.9 × the gate's norm bound (the probes must catch the collapse). */
-async function collapsed(trainer: BadCandidateTrainer, ctx: BadCandidateContext): Promise<StoredCandidate> {
+async function collapsed(trainer: TrainerCaller, ctx: BadCandidateContext): Promise<StoredCandidate> {
   const params: BadCandidateParams = {
     kind: 'collapsed',
     seed: ctx.seed,

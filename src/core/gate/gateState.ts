@@ -6,13 +6,14 @@
 // rebuilds the state on resume.
 import type { JournalEvent, ProbeMetrics, Rejection, CandidateSource } from '../journal/journalEvents';
 import type { ServingPointer } from '../journal/servingPointer';
+import type { Confirmer } from './candidateVocabulary';
 
 export type CandidateState =
   | { kind: 'staged' }
   | { kind: 'verified' }
   | { kind: 'probing'; round: number; passedRounds: number }
   | { kind: 'awaiting-confirm' }
-  | { kind: 'confirmed'; by: 'auto' | 'person' }
+  | { kind: 'confirmed'; by: Confirmer }
   | { kind: 'promoted' }
   | { kind: 'rejected'; reason: Rejection }
   | { kind: 'superseded'; by: string };

@@ -32,6 +32,7 @@ import { judgeProbeReply, probeMetrics, type JudgedProbeReply } from './probeMet
 import type { ProbeSampler } from './probeRunner';
 import { judgeRound } from './roundVerdict';
 import { verifyCandidateFile, type VerifySettings } from './verifyCandidate';
+import type { Confirmer } from './candidateVocabulary';
 
 /** What the gate tells when a version must start serving (the gateway's swap). */
 export interface ServingSwitch {
@@ -150,7 +151,7 @@ export class ReleaseGate {
 
   // ── a person's decisions ─────────────────────────────────────────────────
 
-  async confirm(id: string, by: 'auto' | 'person'): Promise<CandidateRecord> {
+  async confirm(id: string, by: Confirmer): Promise<CandidateRecord> {
     await this.exclusive(async () => {
       const c = this.candidate(id);
       if (c.state.kind !== 'awaiting-confirm') {

@@ -9,9 +9,10 @@ import { z } from 'zod';
 import { loraModuleFromPeft } from '../weights/adapterSpec';
 import { peftAdapterConfig } from '../weights/peftAdapterFormat';
 import { WeightStore } from '../weights/weightStore';
+import { sha256Schema } from '../weights/weightIds';
 import { sha256Hex } from './verifyCandidate';
 
-const claimSchema = z.looseObject({ blobSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(), step: z.int().min(0).optional() });
+const claimSchema = z.looseObject({ blobSha256: sha256Schema.optional(), step: z.int().min(0).optional() });
 
 type LoraInfo = { rank: number; alpha: number; targets: string[] };
 const peftConfigSchema = z.looseObject({ r: z.int().positive(), lora_alpha: z.number().positive(), target_modules: z.union([z.array(z.string()).min(1), z.string()]) });

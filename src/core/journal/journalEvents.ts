@@ -3,46 +3,25 @@
 // sessions are done and which samples the trainer has consumed are all
 // derived from it, so a resumed run continues exactly where it stopped.
 import { z } from 'zod';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
 import { servingPointerSchema } from './servingPointer';
+import { sha256Schema } from '../weights/weightIds';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-const candidateId = z.string().regex(/^c\d+$/);
+const sha256 = sha256Schema;
+const candidateId = z.string().regex(CANDIDATE_ID_PATTERN);
 /** A version id: `base` or `v<step>-<8 hex>` (step 0 for a candidate that no trainer step made). */
 const versionId = servingPointerSchema.shape.version;
 
-export const rejectionCodes = [
-  'unreadable', // the blob cannot be read or parsed as safetensors
-  'hash-mismatch', // content hash differs from the manifest
-  'tensor-spec', // names, shapes or dtypes differ from the base's adapter spec
-  'non-finite', // NaN or Inf among the values
-  'update-norm', // the update is larger than the recipe's bound
-  'regression', // a probe round regressed against serving (the metric is in detail)
-  'probe-error', // the probe engine failed; fail closed
-  'promote-verify', // the blob changed between probing and promotion
-  'person', // a person rejected it
-] as const;
-export type RejectionCode = (typeof rejectionCodes)[number];
-
 export const rejectionSchema = z.strictObject({
-  code: z.enum(rejectionCodes),
+  code: z.enum(REJECTION_CODES),
   detail: z.string(),
-  metric: z.enum(['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations']).optional(),
+  metric: z.enum(GATED_METRICS).optional(),
 });
 export type Rejection = z.infer<typeof rejectionSchema>;
 
-export const badCandidateKinds = [
-  'random-noise',
-  'reward-inverted',
-  'collapsed',
-  'nan-inf',
-  'wrong-shape',
-  'corrupted-bytes',
-] as const;
-export type BadCandidateKind = (typeof badCandidateKinds)[number];
-
 export const candidateSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('trainer'), step: z.int().positive() }),
-  z.strictObject({ kind: z.literal('inject'), badKind: z.enum(badCandidateKinds) }),
+  z.strictObject({ kind: z.literal('inject'), badKind: z.enum(BAD_CANDIDATE_KINDS) }),
   z.strictObject({ kind: z.literal('file'), path: z.string() }),
 ]);
 export type CandidateSource = z.infer<typeof candidateSourceSchema>;
@@ -142,7 +121,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     replies: z.string().describe('file with both sides’ probe replies and their markers'),
   }),
   z.strictObject({ ...base, type: z.literal('candidate-awaiting-confirm'), id: candidateId }),
-  z.strictObject({ ...base, type: z.literal('candidate-confirmed'), id: candidateId, by: z.enum(['auto', 'person']) }),
+  z.strictObject({ ...base, type: z.literal('candidate-confirmed'), id: candidateId, by: z.enum(CONFIRMERS) }),
   z.strictObject({
     ...base,
     type: z.literal('candidate-promoted'),

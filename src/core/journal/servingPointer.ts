@@ -4,13 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { servedVersionSchema, sha256Schema } from '../weights/weightIds';
 import { writeFileAtomic } from './atomicFile';
 
 export const servingPointerSchema = z.strictObject({
-  // `base`, or `v<step>-<first 8 hex of sha256>` (docs/internals.md); an
-  // injected or external candidate without a trainer step is `v0-…`.
-  version: z.string().regex(/^(base|v\d+-[0-9a-f]{8})$/),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  // An injected or external candidate without a trainer step is `v0-…`.
+  version: servedVersionSchema,
+  sha256: sha256Schema,
 });
 export type ServingPointer = z.infer<typeof servingPointerSchema>;
 

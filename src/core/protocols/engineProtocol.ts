@@ -36,9 +36,10 @@
  *   the one loaded when the request arrived, even if a swap happened since.
  */
 import { z } from 'zod';
+import { sha256Schema } from '../weights/weightIds';
 import type { RpcProtocol } from './rpcProtocol';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
+const sha256 = sha256Schema;
 
 /** One chat message, OpenAI's roles. The lab never adds a system prompt of its own. */
 export const chatMessageSchema = z.strictObject({

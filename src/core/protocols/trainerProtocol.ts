@@ -78,11 +78,12 @@
  * restore equals step k+1 of a run that was never interrupted.
  */
 import { z } from 'zod';
-import type { RpcProtocol } from './rpcProtocol';
+import type { MethodName, ParamsOf, ResultOf, RpcProtocol } from './rpcProtocol';
 import { chatMessageSchema } from './engineProtocol';
+import { candidateVersionSchema, sha256Schema } from '../weights/weightIds';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
-const versionId = z.string().regex(/^v\d+-[0-9a-f]{8}$/, 'a version id is v<step>-<first 8 hex of sha256>');
+const sha256 = sha256Schema;
+const versionId = candidateVersionSchema;
 
 /** PEFT's target_modules names (Llama-family). */
 export const PEFT_TARGET_MODULES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
@@ -105,7 +106,7 @@ export const loraSettingsSchema = z.strictObject({
 export type LoraSettingsParams = z.infer<typeof loraSettingsSchema>;
 
 /**
- * The objective (docs/design.md, The objective) with the recipe's numbers (trainer.loss). Per
+ * The training objective with the recipe's numbers (trainer.loss). Per
  * valid response token (not forced; prompt tokens never count):
  * PG = −min(ρA, clip(ρ, 1−clipLow, 1+clipHigh)·A), ρ = exp(clamp(logπ − old,
  * ±logRatioClamp)), A = reward; OPD = Σ over the old top-K v of
@@ -125,7 +126,7 @@ export const objectiveSchema = z.strictObject({
   /** KL to the frozen base; > 0 must reach the loss and be reported every step. */
   klCoef: z.number().min(0).default(0),
   opdAdvantageClamp: z.number().positive().default(1),
-  /** Entropy bonus: the reference uses 0; a trainer without the term refuses anything else. */
+  /** Entropy bonus: the reference objective uses 0; a trainer without the term refuses anything else. */
   entropyCoef: z.number().min(0).default(0),
   /**
    * π_old of the ratio and the OPD advantage: `actor` = the trainer's own
@@ -261,7 +262,7 @@ export type CheckpointManifest = z.infer<typeof checkpointManifestSchema>;
 
 /**
  * Deliberately bad candidates the trainer makes with its own model and
- * optimizer (docs/design.md, Injected bad candidates); the gate must reject them.
+ * optimizer, injected to show the gate rejects them.
  *
  * - `collapsed`: trained toward ending every reply at once — each prompt's
  *   response is the model's end-of-turn token alone, reward +1, old log-prob
@@ -326,6 +327,11 @@ export const trainerProtocol = {
   badCandidate: { params: badCandidateParamsSchema, result: badCandidateResultSchema },
 } as const satisfies RpcProtocol;
 export type TrainerProtocol = typeof trainerProtocol;
+
+/** What a caller of the trainer protocol holds: one typed call per method (a supervised trainer process is one). */
+export interface TrainerCaller {
+  call<M extends MethodName<TrainerProtocol>>(method: M, params: ParamsOf<TrainerProtocol, M>, options?: { readonly timeoutMs?: number }): Promise<ResultOf<TrainerProtocol, M>>;
+}
 
 /**
  * Error codes a trainer answers with (besides the supervisor's timeout,

@@ -181,6 +181,10 @@ export type BackendSectionSchemas = {
 /** The judged turns one step trains on (see window_turns). */
 export const windowTurns = (trainer: Pick<TrainerSection, 'batch_turns' | 'window_turns'>): number => trainer.window_turns ?? trainer.batch_turns;
 
+/** Who promotes a candidate that passed every probe round: a person (`manual`), or the gate at once (`auto`). */
+export const CONFIRM_MODES = ['manual', 'auto'] as const;
+export type ConfirmMode = (typeof CONFIRM_MODES)[number];
+
 export const marginsSchema = z.strictObject({
   pass_rate: probability.describe('largest allowed drop against serving'),
   gold_rate: probability,
@@ -203,7 +207,7 @@ export const gateSchema = z.strictObject({
       'absolute minimums a candidate must reach whatever serving scores: "no regression" alone cannot reject garbage when serving is already at the floor',
     ),
   max_update_norm: z.number().positive().describe('bound on the Frobenius norm of the LoRA update scale*B*A summed over modules'),
-  confirm: z.enum(['manual', 'auto']).default('manual'),
+  confirm: z.enum(CONFIRM_MODES).default('manual'),
 });
 
 /** One role run as a Ray actor: the resources Ray reserves for it and where it may run. */

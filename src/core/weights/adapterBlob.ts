@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { AdapterRef } from '../protocols/engineProtocol';
+import { SHA256_PATTERN } from './weightIds';
 
 export const BASE_VERSION = 'base';
 
@@ -13,7 +14,7 @@ export const BASE_VERSION = 'base';
  * producers (e.g. injected candidates) use another prefix, same suffix.
  */
 const versionIdPattern = /^([a-z0-9]+)-([0-9a-f]{8})$/;
-const sha256Pattern = /^[0-9a-f]{64}$/;
+const sha256Pattern = SHA256_PATTERN;
 
 export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash('sha256');

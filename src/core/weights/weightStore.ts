@@ -20,9 +20,10 @@ import { copyFile, mkdir, open, readFile, readdir, rename, rm, stat } from 'node
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkpointManifestSchema, type CheckpointManifest } from '../protocols/trainerProtocol';
+import { CANDIDATE_VERSION_PATTERN, SHA256_PATTERN } from './weightIds';
 
-const sha256Pattern = /^[0-9a-f]{64}$/;
-const versionPattern = /^v(\d+)-([0-9a-f]{8})$/;
+const sha256Pattern = SHA256_PATTERN;
+const versionPattern = CANDIDATE_VERSION_PATTERN;
 
 export const candidateManifestSchema = z.strictObject({
   /** `v<step>-<first 8 hex of blobSha256>`; the folder's name. */

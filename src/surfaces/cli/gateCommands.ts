@@ -4,7 +4,7 @@
  * no process holds is opened here with its gate and probe engine only, the
  * action done, the gate's pending work finished, and closed.
  */
-import { badCandidateKinds, type BadCandidateKind } from '../../core/journal/journalEvents';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, type BadCandidateKind } from '../../core/gate/candidateVocabulary';
 import { askLiveRun, performControl, type ControlRequest } from '../control/controlServer';
 import { LiveRun } from '../../run/liveRun';
 import { readRunStatus, type CandidateStatus } from '../../run/runStatus';
@@ -44,7 +44,7 @@ function printCandidate(c: CandidateStatus): void {
   console.log(`${c.id} ${c.version} (${c.source}): ${c.state}${c.reason ? ` — ${c.reason}` : ''}`);
 }
 
-const idPattern = /^c\d+$/;
+const idPattern = CANDIDATE_ID_PATTERN;
 function candidateId(value: string | undefined): string {
   if (!value || !idPattern.test(value)) throw new UsageError('--candidate ID (c1, c2, …) is required');
   return value;
@@ -96,15 +96,15 @@ export const injectCommand: CliCommand = {
   summary: 'stage a deliberately bad candidate (--kind) or any adapter file (--file) through the gate',
   usage: `Usage: gatelab inject --run DIR (--kind KIND | --file PATH)
 
-  --kind KIND   ${badCandidateKinds.join(' | ')}
+  --kind KIND   ${BAD_CANDIDATE_KINDS.join(' | ')}
   --file PATH   a safetensors adapter, or a PEFT folder (adapter_model.safetensors,
                 optional manifest.json with the blobSha256 it claims)`,
   run: async (args) => {
     const o = parseOptions(args, { run: { type: 'string' }, kind: { type: 'string' }, file: { type: 'string' } });
     const runDir = requireRunDir(o.run);
     if ((o.kind === undefined) === (o.file === undefined)) throw new UsageError('give exactly one of --kind KIND or --file PATH');
-    if (o.kind !== undefined && !badCandidateKinds.includes(o.kind as BadCandidateKind)) {
-      throw new UsageError(`--kind must be one of ${badCandidateKinds.join(', ')}`);
+    if (o.kind !== undefined && !BAD_CANDIDATE_KINDS.includes(o.kind as BadCandidateKind)) {
+      throw new UsageError(`--kind must be one of ${BAD_CANDIDATE_KINDS.join(', ')}`);
     }
     const before = (await readRunStatus(runDir)).serving;
     const result = (await act(runDir, o.kind !== undefined ? { action: 'inject', kind: o.kind as BadCandidateKind } : { action: 'inject-file', file: o.file! })) as { id: string };

@@ -8,7 +8,7 @@ import { chmod, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { badCandidateKinds } from '../../core/journal/journalEvents';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN } from '../../core/gate/candidateVocabulary';
 import { writeFileAtomic } from '../../core/journal/atomicFile';
 import { OpenAiError } from '../gateway/openAiError';
 import { checkBearerToken, checkHost, parseJsonBody, readBody } from '../http/requestGuards';
@@ -19,10 +19,10 @@ import { liveHolder, runPaths } from '../../run/runFolder';
 
 export const controlRequestSchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('status') }),
-  z.strictObject({ action: z.literal('confirm'), id: z.string().regex(/^c\d+$/) }),
-  z.strictObject({ action: z.literal('reject'), id: z.string().regex(/^c\d+$/), reason: z.string().min(1).max(500) }),
+  z.strictObject({ action: z.literal('confirm'), id: z.string().regex(CANDIDATE_ID_PATTERN) }),
+  z.strictObject({ action: z.literal('reject'), id: z.string().regex(CANDIDATE_ID_PATTERN), reason: z.string().min(1).max(500) }),
   z.strictObject({ action: z.literal('rollback'), version: z.string().min(1).max(100) }),
-  z.strictObject({ action: z.literal('inject'), kind: z.enum(badCandidateKinds) }),
+  z.strictObject({ action: z.literal('inject'), kind: z.enum(BAD_CANDIDATE_KINDS) }),
   z.strictObject({ action: z.literal('inject-file'), file: z.string().min(1).max(4096) }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;

@@ -12,10 +12,10 @@ describe('the OS notification for a waiting candidate', () => {
     const events = createLabEventBus();
     const shown: AwaitingNotice[] = [];
     const off = notifyAwaitingCandidates(events, (n) => shown.push(n));
-    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1']))); // waited already when the lab started: the top bar shows it
-    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1']), run('r2', ['c1']))); // another run's c1, not the one on screen
-    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c1', 'c2']), run('r2', ['c1'])));
-    events.emit('liveRuns.awaitingChanged', view(run('r2', ['c1'])));
+    events.emit('labRuns.awaitingChanged', view(run('r1', ['c1']))); // waited already when the lab started: the top bar shows it
+    events.emit('labRuns.awaitingChanged', view(run('r1', ['c1']), run('r2', ['c1']))); // another run's c1, not the one on screen
+    events.emit('labRuns.awaitingChanged', view(run('r1', ['c1', 'c2']), run('r2', ['c1'])));
+    events.emit('labRuns.awaitingChanged', view(run('r2', ['c1'])));
     events.log('info', 'not a list of waiting candidates');
     expect(shown.map((n) => [n.runDir, n.candidate, n.title])).toEqual([
       ['/runs/r2', 'c1', 'GateLab: c1 awaits your decision'],
@@ -23,10 +23,10 @@ describe('the OS notification for a waiting candidate', () => {
     ]);
     expect(shown[0]?.body).toContain('passed 3 probe rounds against base in r2');
     // One that stopped waiting and waits again (its run folder read again) is announced again.
-    events.emit('liveRuns.awaitingChanged', view(run('r1', ['c2']), run('r2', ['c1'])));
+    events.emit('labRuns.awaitingChanged', view(run('r1', ['c2']), run('r2', ['c1'])));
     expect(shown).toHaveLength(3);
     off();
-    events.emit('liveRuns.awaitingChanged', view(run('r3', ['c1'])));
+    events.emit('labRuns.awaitingChanged', view(run('r3', ['c1'])));
     expect(shown).toHaveLength(3);
   });
 });

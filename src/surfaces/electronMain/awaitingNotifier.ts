@@ -9,15 +9,15 @@ export type AwaitingNotice = { title: string; body: string; runDir: string; cand
 
 /**
  * Calls `notify` once per candidate that starts waiting, from the lab-wide
- * list (`liveRuns.awaitingChanged`). The first list the lab sends is what
+ * list (`labRuns.awaitingChanged`). The first list the lab sends is what
  * already waited when it started: the top bar shows those; a candidate that
  * starts waiting afterwards, in whichever run, is announced.
  */
 export function notifyAwaitingCandidates(events: LabEventBus, notify: (notice: AwaitingNotice) => void): () => void {
   let known: Set<string> | null = null;
   return events.subscribe((event, payload) => {
-    if (event !== 'liveRuns.awaitingChanged') return;
-    const view = payload as EventPayload<'liveRuns.awaitingChanged'>;
+    if (event !== 'labRuns.awaitingChanged') return;
+    const view = payload as EventPayload<'labRuns.awaitingChanged'>;
     const now = new Set<string>();
     for (const run of view.runs) {
       for (const c of run.candidates) {

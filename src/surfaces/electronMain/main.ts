@@ -109,7 +109,7 @@ if (!app.requestSingleInstanceLock()) {
     const notice = new Notification({ title, body });
     notice.on('click', () => {
       bringToFront();
-      core.events.emit('liveRuns.reviewRequested', { runDir, candidate });
+      core.events.emit('labRuns.reviewRequested', { runDir, candidate });
     });
     notice.show();
   });

@@ -1,4 +1,4 @@
-import type { CandidateView } from '../../../../src/contract/liveRuns';
+import type { CandidateView } from '../../../../src/contract/labRuns';
 import { sourceLabel } from '../../lib/lifecycle';
 
 /** Brings a candidate's card (its evidence and buttons) into view. */

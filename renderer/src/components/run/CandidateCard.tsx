@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { CandidateView, GatedMetric, RoundCheck, RoundView, ServingPointerView } from '../../../../src/contract/liveRuns';
-import { isPending, type Pending } from '../../stores/liveRunStore';
+import type { CandidateView, GatedMetric, RoundCheck, RoundView, ServingPointerView } from '../../../../src/contract/labRuns';
+import { isPending, type Pending } from '../../stores/labRunStore';
 import { shortHash } from '../../lib/format';
 import { lifecycleSteps, sourceLabel, stateLabel } from '../../lib/lifecycle';
 import { ProbeReplies } from './ProbeReplies';

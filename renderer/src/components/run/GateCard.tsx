@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { CandidateView, RunHeader } from '../../../../src/contract/liveRuns';
-import type { Pending } from '../../stores/liveRunStore';
+import type { CandidateView, RunHeader } from '../../../../src/contract/labRuns';
+import type { Pending } from '../../stores/labRunStore';
 import { stateLabel, sourceLabel } from '../../lib/lifecycle';
 import { CandidateCard } from './CandidateCard';
 

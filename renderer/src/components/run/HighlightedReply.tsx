@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { VerdictView } from '../../../../src/contract/liveRuns';
+import type { VerdictView } from '../../../../src/contract/labRuns';
 import { highlightSegments, MARKER_LABELS } from '../../lib/highlight';
 import type { HighlightTag } from '../../lib/highlight';
 

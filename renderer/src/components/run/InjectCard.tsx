@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import type { BadCandidateKind, CandidateView, InjectionView } from '../../../../src/contract/liveRuns';
-import { BAD_CANDIDATE_KINDS, MAX_QUEUED_INJECTIONS } from '../../../../src/contract/liveRuns';
+import type { BadCandidateKind, CandidateView, InjectionView } from '../../../../src/contract/labRuns';
+import { BAD_CANDIDATE_KINDS, MAX_QUEUED_INJECTIONS } from '../../../../src/contract/labRuns';
 import { stateLabel } from '../../lib/lifecycle';
 import { duration } from '../../lib/runProgress';
-import { isPendingAny, type Pending } from '../../stores/liveRunStore';
+import { isPendingAny, type Pending } from '../../stores/labRunStore';
 import { useNow } from '../useNow';
 
 /** What each bad kind is, in a line (docs/design.md, Injected bad candidates), and whether building it takes a while. */

@@ -1,12 +1,12 @@
 import { useEffect } from 'react';
-import { probeRoundKey, useLiveRunStore } from '../../stores/liveRunStore';
+import { probeRoundKey, useLabRunStore } from '../../stores/labRunStore';
 import { HighlightedReply, VerdictChips } from './HighlightedReply';
 
 /** One probe round's replies, candidate beside serving on the same problem and seed, markers highlighted. */
 export function ProbeReplies({ candidate, round }: { candidate: string; round: number }) {
   const key = probeRoundKey(candidate, round);
-  const state = useLiveRunStore((s) => s.probeRounds[key]);
-  const load = useLiveRunStore((s) => s.loadProbeRound);
+  const state = useLabRunStore((s) => s.probeRounds[key]);
+  const load = useLabRunStore((s) => s.loadProbeRound);
   useEffect(() => {
     void load(candidate, round);
   }, [candidate, round, load]);

@@ -1,4 +1,5 @@
-import type { RunView } from '../../../../src/contract/liveRuns';
+import type { RunView } from '../../../../src/contract/labRuns';
+import { isPausePhase } from '../../../../src/contract/runPhases';
 import { duration, elapsedSeconds, etaSeconds, gateStateText, isLive } from '../../lib/runProgress';
 import { useNow } from '../useNow';
 
@@ -22,7 +23,7 @@ export function ProgressLine({ run }: { run: RunView }) {
       <span className="progress-item" title={h.progress.secondsPerSession === null ? 'an estimate needs two timed sessions' : `${duration(h.progress.secondsPerSession)} per session, the mean of the newest sessions (pauses left out)`}>
         <span className="progress-label">ETA</span>{' '}
         <strong data-testid="progress-eta">
-          {h.phase === 'completed' ? 'done' : eta !== null ? `~${duration(eta)}` : h.phase === 'paused' || h.phase === 'pausing' ? 'paused' : live ? 'after 2 sessions' : '—'}
+          {h.phase === 'completed' ? 'done' : eta !== null ? `~${duration(eta)}` : isPausePhase(h.phase) ? 'paused' : live ? 'after 2 sessions' : '—'}
         </strong>
       </span>
       <span className="progress-item" data-testid="progress-trainer">

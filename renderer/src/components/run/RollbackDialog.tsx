@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import type { CandidateView, ServingChangeView, ServingPointerView } from '../../../../src/contract/liveRuns';
+import type { CandidateView, ServingChangeView, ServingPointerView } from '../../../../src/contract/labRuns';
 import { sourceLabel } from '../../lib/lifecycle';
 
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { CandidateView, RunHeader, ServingChangeView } from '../../../../src/contract/liveRuns';
-import { isPendingAny, type Decision, type Pending } from '../../stores/liveRunStore';
+import type { CandidateView, RunHeader, ServingChangeView } from '../../../../src/contract/labRuns';
+import { isPendingAny, type Decision, type Pending } from '../../stores/labRunStore';
 import { shortHash } from '../../lib/format';
 import { RollbackDialog } from './RollbackDialog';
 

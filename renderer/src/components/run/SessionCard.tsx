@@ -1,4 +1,4 @@
-import type { SessionView } from '../../../../src/contract/liveRuns';
+import type { SessionView } from '../../../../src/contract/labRuns';
 import { HighlightedReply, HighlightLegend, VerdictChips } from './HighlightedReply';
 
 /**

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { MarkerKind, SessionView } from '../../../../src/contract/liveRuns';
+import type { MarkerKind, SessionView } from '../../../../src/contract/labRuns';
 import { MARKER_LABELS } from '../../lib/highlight';
 import { nextSort, SESSION_COLUMNS, sortSessions, type SessionColumnKey, type SessionSort } from '../../lib/sessionSort';
 

@@ -1,4 +1,4 @@
-import type { RefusedStepView, TrainerStepView } from '../../../../src/contract/liveRuns';
+import type { RefusedStepView, TrainerStepView } from '../../../../src/contract/labRuns';
 
 const num = (value: number | null, digits = 4): string => (value === null ? '—' : Math.abs(value) >= 1000 ? value.toExponential(2) : value.toFixed(digits));
 

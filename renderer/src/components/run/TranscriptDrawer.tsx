@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import type { TranscriptTurnView, TranscriptView } from '../../../../src/contract/liveRuns';
+import type { TranscriptTurnView, TranscriptView } from '../../../../src/contract/labRuns';
 import { verdictSummary } from '../../lib/highlight';
 import type { TranscriptState } from '../../stores/transcriptStore';
 import { HighlightedReply, HighlightLegend, VerdictChips } from './HighlightedReply';

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { clippedSurrogate, DEFAULT_OBJECTIVE, klToBase, logSumExpScaled, positionObjective, softmax, writeLogitsGradient } from './objective';
-import { applyVariant } from './onPolicySteps';
-import type { TokenSample } from './tokenSample';
 
 const cfg = DEFAULT_OBJECTIVE;
 
@@ -71,33 +69,5 @@ describe('the OPD top-K term', () => {
     expect(out.reduce((a, b) => a + b, 0)).toBeCloseTo(0, 12);
     const p = row.map((z) => Math.exp(z / 0.5 - logSumExpScaled(row, 0.5)));
     expect(out[2]).toBeCloseTo(((-1 - (p[2] as number) * -0.5) * 0.25) / 0.5, 12);
-  });
-});
-
-describe('signal variants (RL only / OPD only / reward-inverted)', () => {
-  const sample: TokenSample = {
-    sessionId: 's',
-    turn: 0,
-    promptIds: [1, 2],
-    responseIds: [3],
-    forced: [false],
-    logprobs: [-1],
-    topIds: [[3]],
-    topLogprobs: [[-1]],
-    reward: -1,
-    hintedPromptIds: [1, 9, 2],
-  };
-  it('keeps, strips or flips exactly the parts the variant names', () => {
-    expect(applyVariant(sample, 'both')).toBe(sample);
-    expect(applyVariant(sample, 'rl-only')).not.toHaveProperty('hintedPromptIds');
-    expect(applyVariant(sample, 'rl-only')?.reward).toBe(-1);
-    expect(applyVariant(sample, 'opd-only')).toMatchObject({ reward: 0, hintedPromptIds: [1, 9, 2] });
-    expect(applyVariant(sample, 'reward-inverted', 1)).toMatchObject({ reward: 1 });
-    expect(applyVariant(sample, 'reward-inverted', 1)).not.toHaveProperty('hintedPromptIds');
-    expect(applyVariant(sample, 'reward-inverted', 0)).toBeNull();
-    expect(() => applyVariant(sample, 'reward-inverted')).toThrow(/markdown reward/);
-    expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
-    const { hintedPromptIds: _h, ...noTeacher } = sample;
-    expect(applyVariant(noTeacher, 'opd-only')).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode, RefObject } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { CandidateView, RunPhase, RunView } from '../../../src/contract/liveRuns';
+import type { CandidateView, RunView } from '../../../src/contract/labRuns';
+import { isLivePhase, isPausePhase, isSettling, type RunPhase } from '../../../src/contract/runPhases';
 import { AcceptStrip } from '../components/AcceptStrip';
 import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
@@ -17,7 +18,7 @@ import { TranscriptDrawer } from '../components/run/TranscriptDrawer';
 import { WorkersPanel } from '../components/run/WorkersPanel';
 import { TrainerCard } from '../components/run/TrainerCard';
 import { awaitingCandidates } from '../lib/runProgress';
-import { isPending, useLiveRunStore } from '../stores/liveRunStore';
+import { isPending, useLabRunStore } from '../stores/labRunStore';
 import { useReferenceStore } from '../stores/referenceStore';
 import { transcriptKey, useTranscriptStore } from '../stores/transcriptStore';
 import { useViewStore } from '../stores/viewStore';
@@ -99,12 +100,12 @@ function useSectionInView(): SectionId {
  * the sections of the page one click away.
  */
 function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly CandidateView[] }) {
-  const { pending, problem, stop, pause, resume, dismiss } = useLiveRunStore(
+  const { pending, problem, stop, pause, resume, dismiss } = useLabRunStore(
     useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, pause: s.pause, resume: s.resume, dismiss: s.dismissProblem })),
   );
   const h = run.header;
-  const live = h.phase === 'running' || h.phase === 'starting' || h.phase === 'stopping' || h.phase === 'pausing' || h.phase === 'paused';
-  const paused = h.phase === 'paused' || h.phase === 'pausing';
+  const live = isLivePhase(h.phase);
+  const paused = isPausePhase(h.phase);
   const resumable = paused || (!live && h.heldBy === null && h.phase !== 'completed' && h.sessions.completed < h.sessions.planned);
   const first = awaiting[0];
   const inView = useSectionInView();
@@ -232,8 +233,8 @@ function useHeaderHeight(view: RefObject<HTMLDivElement | null>): void {
 }
 
 /** A run, live or from disk: its sessions, curve, serving, trainer and gate. */
-export function LiveRunView({ run }: { run: RunView }) {
-  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLiveRunStore(
+export function LabRunView({ run }: { run: RunView }) {
+  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLabRunStore(
     useShallow((s) => ({
       focusCandidate: s.focusCandidate,
       focused: s.focused,
@@ -284,7 +285,7 @@ export function LiveRunView({ run }: { run: RunView }) {
   const publishedSessions = published?.curveSessions ?? 36;
   const span = range === 'published' ? Math.min(publishedSessions, h.sessions.planned) : h.sessions.planned;
   // The gate can be asked whenever a run is open and not between states.
-  const canAct = h.phase !== 'starting' && h.phase !== 'stopping';
+  const canAct = !isSettling(h.phase);
   const awaiting = useMemo(() => awaitingCandidates(run.candidates), [run.candidates]);
   const viewRef = useRef<HTMLDivElement>(null);
   useHeaderHeight(viewRef);

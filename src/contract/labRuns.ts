@@ -1,23 +1,31 @@
-import { z } from 'zod';
-import type { MethodTable } from './define';
-import { CurveRow, LoadedRun } from './runs';
-
 /**
  * The run domain of the desktop: choose a recipe, start / stop / resume a run
  * of it, watch it (sessions, curve, trainer steps, the gate), and ask the
  * gate for a person's decisions. The renderer only *asks*: every action is a
  * request the lab core's release gate decides on; nothing here can move the
- * serving pointer by itself (docs/design.md, invariant 1).
+ * serving pointer by itself (only promote and rollback write it).
  *
- * Wire shapes are spelled out here, not imported from the lab (the renderer
- * must not import Node code); src/lab/liveRunsContract.test.ts pins
- * the enumerations below to the lab's own lists.
+ * The enumerations are the core's own (pure modules, so the renderer may
+ * reach them through here); the run's phases are the desktop's (runPhases.ts).
  */
+import { z } from 'zod';
+import type { MethodTable } from './define';
+import { CurveRow, LoadedRun } from './runs';
+import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CANDIDATE_STATES, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { CONFIRM_MODES } from '../core/recipe/recipeSchema';
+import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
+import { TRAINING_MODES } from '../core/judge/trainDispatch';
+import { servedVersionSchema, sha256Schema } from '../core/weights/weightIds';
+import { RUN_PHASES } from './runPhases';
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-/** `base`, or `v<step>-<first 8 hex of the sha256>` (docs/internals.md, the weight store). */
-const versionId = z.string().regex(/^(base|v\d+-[0-9a-f]{8})$/);
-const candidateId = z.string().regex(/^c\d+$/);
+export { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES, type BadCandidateKind, type CandidateStateName, type GatedMetric } from '../core/gate/candidateVocabulary';
+export { MARKER_KINDS, REJECT_REASONS, type MarkerKind } from '../core/judge/criterion';
+export { TRAINING_MODES } from '../core/judge/trainDispatch';
+
+const sha256 = sha256Schema;
+/** `base`, or `v<step>-<first 8 hex of the sha256>`. */
+const versionId = servedVersionSchema;
+const candidateId = z.string().regex(CANDIDATE_ID_PATTERN);
 const at = z.iso.datetime();
 const count = z.int().nonnegative();
 
@@ -26,61 +34,6 @@ export const RUN_ID_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 const runId = z.string().regex(RUN_ID_PATTERN, 'a run folder name (letters, digits, . _ -)');
 /** A recipe file's name inside the lab's recipes folder. */
 const recipeId = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ya?ml$/, 'a recipe file name (*.yaml)');
-
-export const BAD_CANDIDATE_KINDS = [
-  'random-noise',
-  'reward-inverted',
-  'collapsed',
-  'nan-inf',
-  'wrong-shape',
-  'corrupted-bytes',
-] as const;
-export type BadCandidateKind = (typeof BAD_CANDIDATE_KINDS)[number];
-
-export const MARKER_KINDS = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line'] as const;
-export type MarkerKind = (typeof MARKER_KINDS)[number];
-
-export const REJECT_REASONS = ['no-reply', 'style', 'no-shown-work', 'no-gold-answer'] as const;
-
-export const CANDIDATE_STATES = [
-  'staged',
-  'verified',
-  'probing',
-  'awaiting-confirm',
-  'confirmed',
-  'promoted',
-  'rejected',
-  'superseded',
-] as const;
-export type CandidateStateName = (typeof CANDIDATE_STATES)[number];
-
-export const REJECTION_CODES = [
-  'unreadable',
-  'hash-mismatch',
-  'tensor-spec',
-  'non-finite',
-  'update-norm',
-  'regression',
-  'probe-error',
-  'promote-verify',
-  'person',
-] as const;
-
-/** The metrics a probe round is gated on (never the style rate alone: docs/design.md, Passing a round). */
-export const GATED_METRICS = ['pass_rate', 'gold_rate', 'answered_rate', 'mean_violations'] as const;
-export type GatedMetric = (typeof GATED_METRICS)[number];
-
-/**
- * What the desktop shows of a run, in time order of its life:
- * starting (engines loading) → running → stopping → stopped | completed | failed;
- * running → pausing (the session in progress finishes) → paused (no session
- * runs; serving, the trainer's step in flight and the gate go on) → running;
- * `viewing` is a run folder opened from disk (nothing runs); `gate-only` is
- * such a run opened with its gate and probe engine only, for a person's
- * decision (no sessions run).
- */
-export const RUN_PHASES = ['starting', 'running', 'pausing', 'paused', 'stopping', 'stopped', 'completed', 'failed', 'viewing', 'gate-only'] as const;
-export type RunPhase = (typeof RUN_PHASES)[number];
 
 export const ServingPointerView = z.strictObject({ version: versionId, sha256 });
 export type ServingPointerView = z.infer<typeof ServingPointerView>;
@@ -101,13 +54,13 @@ export const VerdictView = z.strictObject({
 export type VerdictView = z.infer<typeof VerdictView>;
 
 export const RecipeChoice = z.strictObject({
-  /** The file name inside the recipes folder; what `liveRuns.start` takes. */
+  /** The file name inside the recipes folder; what `labRuns.start` takes. */
   id: recipeId,
   name: z.string(),
   description: z.string(),
   sessions: z.int().positive(),
   seed: count,
-  confirm: z.enum(['auto', 'manual']),
+  confirm: z.enum(CONFIRM_MODES),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
   /** Judged turns each step trains on: its batch and the newest before it (= batchTurns without a window). */
@@ -119,14 +72,11 @@ export const RecipeChoice = z.strictObject({
 });
 export type RecipeChoice = z.infer<typeof RecipeChoice>;
 
-/** The PRM's reward for a judged turn (docs/design.md, Binary RL: +1 progress, −1 correction, 0 ambiguous). */
+/** The PRM's reward for a judged turn (+1 progress, −1 correction, 0 ambiguous). */
 const Reward = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 /** The hint judge's hindsight hint for a turn, and whether it was accepted (long enough to teach). */
 export const HintView = z.strictObject({ text: z.string(), accepted: z.boolean() });
 export type HintView = z.infer<typeof HintView>;
-
-/** How a judged turn trains (docs/design.md, How a judged turn trains). */
-export const TRAINING_MODES = ['both', 'opd-only', 'rl-only', 'none'] as const;
 
 /** One session: its curve row, and its first reply (the scored one) with the criterion's verdict. */
 export const SessionView = z.strictObject({
@@ -263,7 +213,7 @@ export const CandidateView = z.strictObject({
   roundsRequired: z.int().positive(),
   reason: z.strictObject({ code: z.enum(REJECTION_CODES), detail: z.string(), metric: z.enum(GATED_METRICS).nullable() }).nullable(),
   supersededBy: candidateId.nullable(),
-  confirmedBy: z.enum(['auto', 'person']).nullable(),
+  confirmedBy: z.enum(CONFIRMERS).nullable(),
   updateNorm: z.number().nullable(),
   maxUpdateNorm: z.number(),
   rounds: z.array(RoundView),
@@ -344,7 +294,7 @@ export const RunHeader = z.strictObject({
   recipeName: z.string(),
   recipeFile: z.string(),
   seed: count,
-  confirm: z.enum(['auto', 'manual']),
+  confirm: z.enum(CONFIRM_MODES),
   rounds: z.int().positive(),
   batchTurns: z.int().positive(),
   windowTurns: z.int().positive(),
@@ -374,7 +324,7 @@ export const RunHeader = z.strictObject({
   injections: z.array(InjectionView),
   /**
    * Updates sent for this run view so far: a patch carries n, the next n + 1.
-   * A renderer that sees a gap (a dropped socket) fetches `liveRuns.current` again.
+   * A renderer that sees a gap (a dropped socket) fetches `labRuns.current` again.
    */
   update: count,
 });
@@ -392,7 +342,7 @@ export const RunView = z.strictObject({
 export type RunView = z.infer<typeof RunView>;
 
 /**
- * What changed since the last update (the `liveRuns.changed` event). Keyed
+ * What changed since the last update (the `labRuns.changed` event). Keyed
  * collections carry only new or changed items (merge by key); `reset` says
  * the run on screen was replaced and the lists are complete.
  */
@@ -503,87 +453,87 @@ export type ProbePair = z.infer<typeof ProbePair>;
 
 const where = z.union([z.strictObject({ runId }), z.strictObject({ path: z.string().min(1).max(4096) })]);
 
-export const liveRunsMethods = {
-  'liveRuns.recipes': {
+export const labRunsMethods = {
+  'labRuns.recipes': {
     summary: 'The recipes the desktop can start (the embedded default first) and, for each, whether it can run here and why not.',
     params: z.strictObject({}),
     result: z.strictObject({ recipes: z.array(RecipeChoice), runsDir: z.string() }),
   },
-  'liveRuns.start': {
+  'labRuns.start': {
     summary: 'Create a run folder from a recipe and start it (engines, trainer, gateway, gate). At most one run is live.',
     params: z.strictObject({
       recipe: recipeId,
       seed: z.int().min(0).max(2_147_483_647).optional(),
-      confirm: z.enum(['auto', 'manual']).default('manual'),
+      confirm: z.enum(CONFIRM_MODES).default('manual'),
       /** Run only the first N sessions (a shorter run). */
       sessions: z.int().positive().max(10_000).optional(),
     }),
     result: RunView,
   },
-  'liveRuns.current': {
+  'labRuns.current': {
     summary: 'The run on screen (live or opened from disk), whole; null when none.',
     params: z.strictObject({}),
     result: z.strictObject({ run: RunView.nullable() }),
   },
-  'liveRuns.list': {
+  'labRuns.list': {
     summary: 'The run folders in the lab\'s runs folder, newest first.',
     params: z.strictObject({}),
     result: z.strictObject({ runsDir: z.string(), runs: z.array(RunFolderInfo) }),
   },
-  'liveRuns.awaiting': {
-    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as liveRuns.awaitingChanged.',
+  'labRuns.awaiting': {
+    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as labRuns.awaitingChanged.',
     params: z.strictObject({}),
     result: AwaitingView,
   },
-  'liveRuns.running': {
-    summary: 'The run whose sessions this lab runs, on screen or in the background; null when none. Changes arrive as liveRuns.runningChanged.',
+  'labRuns.running': {
+    summary: 'The run whose sessions this lab runs, on screen or in the background; null when none. Changes arrive as labRuns.runningChanged.',
     params: z.strictObject({}),
     result: RunningView,
   },
-  'liveRuns.open': {
+  'labRuns.open': {
     summary:
       'Open a run folder (by name in the runs folder, or by path) to look at it; nothing starts. A run this lab runs keeps running in the background; opening it again brings it back on screen, live.',
     params: where,
     result: RunView,
   },
-  'liveRuns.stop': {
+  'labRuns.stop': {
     summary: 'Stop the live run after the session in progress (at once when paused); it can be resumed.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.pause': {
+  'labRuns.pause': {
     summary:
       'Pause the live run after the session in progress: no new session starts, while serving, the trainer\'s step in flight and the gate go on. Resume continues it.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.resume': {
+  'labRuns.resume': {
     summary: 'Continue the run on screen where it is: a paused run starts its next session; a stopped, crashed or opened one resumes where its journal ends.',
     params: z.strictObject({}),
     result: RunView,
   },
-  'liveRuns.confirm': {
+  'labRuns.confirm': {
     summary: 'A person confirms a candidate awaiting confirmation; the gate re-verifies and promotes it.',
     params: z.strictObject({ candidate: candidateId }),
     result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.reject': {
+  'labRuns.reject': {
     summary: 'A person rejects a candidate that is not yet promoted.',
     params: z.strictObject({ candidate: candidateId, reason: z.string().trim().min(1).max(500).default('rejected by a person in the desktop') }),
     result: z.strictObject({ candidate: CandidateView, servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.inject': {
+  'labRuns.inject': {
     summary:
       'Ask for a deliberately bad candidate of one of the six kinds: it is built in the background (queued behind any other request) and staged through the gate like any other. Answers at once with the request; it and its candidate arrive in the run\'s updates.',
     params: z.strictObject({ kind: z.enum(BAD_CANDIDATE_KINDS) }),
     result: z.strictObject({ injection: InjectionView, servingBefore: ServingPointerView }),
   },
-  'liveRuns.rollback': {
+  'labRuns.rollback': {
     summary: 'A person moves serving back to a version that served before (re-verified by the gate first).',
     params: z.strictObject({ version: versionId }),
     result: z.strictObject({ servingBefore: ServingPointerView, servingAfter: ServingPointerView }),
   },
-  'liveRuns.openCurve': {
+  'labRuns.openCurve': {
     summary:
       'Load a run folder\'s curve.csv (and gate.csv) as the curve viewer does, titled by the folder\'s name: to view it, or to compare it with other runs.',
     params: z.union([
@@ -592,12 +542,12 @@ export const liveRunsMethods = {
     ]),
     result: LoadedRun,
   },
-  'liveRuns.transcript': {
+  'labRuns.transcript': {
     summary: 'The whole conversation of one session of the run on screen: every turn, its verdict with offsets, reward and hint.',
     params: z.strictObject({ session: count.max(100_000) }),
     result: TranscriptView,
   },
-  'liveRuns.probeReplies': {
+  'labRuns.probeReplies': {
     summary: 'The probe replies of one round of a candidate, paired with serving\'s on the same problems and seeds, with verdicts.',
     params: z.strictObject({ candidate: candidateId, round: z.int().positive().max(100) }),
     result: z.strictObject({ candidate: candidateId, round: z.int().positive(), seed: count, servingVersion: versionId, pairs: z.array(ProbePair) }),

@@ -3,15 +3,16 @@
 // reply draws a hint and the OPD-only variant has no turn to learn from.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createRuleHintJudge, createRulePrm } from '../../../core/judge/ruleJudge';
-import { composeTurnJudge } from '../../../core/judge/turnJudge';
-import type { EngineClient, GenerateRequest, GenerateResult } from '../../../core/protocols/engineProtocol';
-import { parseTaskSet, type Task } from '../../../core/tasks/task';
-import { Tokenizer } from '../engine/tokenizer';
-import type { CandidateTrainer } from './candidateTrainer';
-import { runOnPolicySteps, type SignalVariant } from './onPolicySteps';
+import { createRuleHintJudge, createRulePrm } from '../../src/core/judge/ruleJudge';
+import { composeTurnJudge } from '../../src/core/judge/turnJudge';
+import type { EngineClient, GenerateRequest, GenerateResult } from '../../src/core/protocols/engineProtocol';
+import { parseTaskSet, type Task } from '../../src/core/tasks/task';
+import { Tokenizer } from '../../src/backends/embedded/engine/tokenizer';
+import type { CandidateTrainer } from '../../src/backends/embedded/trainer/candidateTrainer';
+import type { TokenSample } from '../../src/backends/embedded/trainer/tokenSample';
+import { applyVariant, runOnPolicySteps, type SignalVariant } from './onPolicySteps';
 
-const asset = (p: string) => JSON.parse(readFileSync(new URL(`../../../../assets/${p}`, import.meta.url), 'utf8'));
+const asset = (p: string) => JSON.parse(readFileSync(new URL(`../../assets/${p}`, import.meta.url), 'utf8'));
 const tasks = parseTaskSet(asset('homework/homework.json'), 'homework.json').tasks.slice(0, 4);
 const tokenizer = Tokenizer.fromJson(asset('models/policy/tokenizer.json'));
 
@@ -97,5 +98,33 @@ describe('runOnPolicySteps', () => {
     const steps = await runOnPolicySteps({ rollout: rollout(), trainer, tasks, batch: 2, window: 5, steps: 4, variant: 'rl-only', seed: 1 });
     expect(sizes).toEqual([2, 4, 5, 5]);
     expect(steps.map((s) => s.samples)).toEqual([2, 4, 5, 5]);
+  });
+});
+
+describe('signal variants (RL only / OPD only / reward-inverted)', () => {
+  const sample: TokenSample = {
+    sessionId: 's',
+    turn: 0,
+    promptIds: [1, 2],
+    responseIds: [3],
+    forced: [false],
+    logprobs: [-1],
+    topIds: [[3]],
+    topLogprobs: [[-1]],
+    reward: -1,
+    hintedPromptIds: [1, 9, 2],
+  };
+  it('keeps, strips or flips exactly the parts the variant names', () => {
+    expect(applyVariant(sample, 'both')).toBe(sample);
+    expect(applyVariant(sample, 'rl-only')).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant(sample, 'rl-only')?.reward).toBe(-1);
+    expect(applyVariant(sample, 'opd-only')).toMatchObject({ reward: 0, hintedPromptIds: [1, 9, 2] });
+    expect(applyVariant(sample, 'reward-inverted', 1)).toMatchObject({ reward: 1 });
+    expect(applyVariant(sample, 'reward-inverted', 1)).not.toHaveProperty('hintedPromptIds');
+    expect(applyVariant(sample, 'reward-inverted', 0)).toBeNull();
+    expect(() => applyVariant(sample, 'reward-inverted')).toThrow(/markdown reward/);
+    expect(applyVariant({ ...sample, reward: 0 }, 'rl-only')).toBeNull();
+    const { hintedPromptIds: _h, ...noTeacher } = sample;
+    expect(applyVariant(noTeacher, 'opd-only')).toBeNull();
   });
 });

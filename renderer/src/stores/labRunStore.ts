@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { BadCandidateKind, ProbePair, RunPatch, RunView, ServingPointerView } from '../../../src/contract/liveRuns';
+import type { BadCandidateKind, ProbePair, RunPatch, RunView, ServingPointerView } from '../../../src/contract/labRuns';
 import { getLab } from '../api/labClient';
 import { applyRunPatches } from '../lib/runPatches';
 
@@ -27,7 +27,7 @@ export const isPending = (pending: Pending, label: string): boolean => pending[l
 /** Whether any request whose label starts with `prefix` is in flight ("rollback" → any rollback). */
 export const isPendingAny = (pending: Pending, prefix: string): boolean => Object.keys(pending).some((label) => label === prefix || label.startsWith(`${prefix} `));
 
-interface LiveRunState {
+interface LabRunState {
   /** The run on screen (live, or a folder opened from disk); null before one is started or opened. */
   run: RunView | null;
   pending: Pending;
@@ -66,11 +66,11 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 
 /**
  * The live-run domain: the run on screen, kept current by the lab's
- * `liveRuns.changed` patches (applied a frame's batch at a time, one `set`
+ * `labRuns.changed` patches (applied a frame's batch at a time, one `set`
  * per batch), and the person's requests to it. The store only asks: every
  * outcome shown comes back from the lab.
  */
-export const useLiveRunStore = create<LiveRunState>()((set, get) => {
+export const useLabRunStore = create<LabRunState>()((set, get) => {
   let refetching = false;
 
   /**
@@ -116,7 +116,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
       const lab = getLab();
       if (lab === null) return;
       try {
-        const { run } = await lab.liveRuns.current();
+        const { run } = await lab.labRuns.current();
         if (run === null) set({ run: null });
         else adopt(run);
       } catch (error) {
@@ -156,7 +156,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     async start(params) {
       const lab = getLab();
       if (lab === null) return false;
-      const run = await request('start', () => lab.liveRuns.start(params));
+      const run = await request('start', () => lab.labRuns.start(params));
       if (run !== undefined) adopt(run);
       return run !== undefined;
     },
@@ -164,7 +164,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     async open(where) {
       const lab = getLab();
       if (lab === null) return false;
-      const run = await request('open', () => lab.liveRuns.open(where));
+      const run = await request('open', () => lab.labRuns.open(where));
       if (run !== undefined) adopt(run);
       return run !== undefined;
     },
@@ -172,28 +172,28 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     async stop() {
       const lab = getLab();
       if (lab === null) return;
-      const run = await request('stop', () => lab.liveRuns.stop());
+      const run = await request('stop', () => lab.labRuns.stop());
       if (run !== undefined) adopt(run);
     },
 
     async pause() {
       const lab = getLab();
       if (lab === null) return;
-      const run = await request('pause', () => lab.liveRuns.pause());
+      const run = await request('pause', () => lab.labRuns.pause());
       if (run !== undefined) adopt(run);
     },
 
     async resume() {
       const lab = getLab();
       if (lab === null) return;
-      const run = await request('resume', () => lab.liveRuns.resume());
+      const run = await request('resume', () => lab.labRuns.resume());
       if (run !== undefined) adopt(run);
     },
 
     async confirm(candidate) {
       const lab = getLab();
       if (lab === null) return;
-      const outcome = await request(`confirm ${candidate}`, () => lab.liveRuns.confirm({ candidate }));
+      const outcome = await request(`confirm ${candidate}`, () => lab.labRuns.confirm({ candidate }));
       if (outcome !== undefined) {
         set({ lastDecision: { action: 'confirm', subject: candidate, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
       }
@@ -203,7 +203,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
       const lab = getLab();
       if (lab === null) return;
       const outcome = await request(`reject ${candidate}`, () =>
-        lab.liveRuns.reject(reason === undefined ? { candidate } : { candidate, reason }),
+        lab.labRuns.reject(reason === undefined ? { candidate } : { candidate, reason }),
       );
       if (outcome !== undefined) {
         set({ lastDecision: { action: 'reject', subject: candidate, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
@@ -215,7 +215,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
       if (lab === null) return;
       // The lab answers at once with the request (queued or building); it and its candidate arrive
       // with the run's updates, and the gate decides the candidate's fate. A refusal (a full queue) says why.
-      const answer = await request(`inject ${kind}`, () => lab.liveRuns.inject({ kind }));
+      const answer = await request(`inject ${kind}`, () => lab.labRuns.inject({ kind }));
       const current = get().run;
       if (answer !== undefined && current !== null && !current.header.injections.some((i) => i.id === answer.injection.id)) {
         set({ run: { ...current, header: { ...current.header, injections: [...current.header.injections, answer.injection] } } });
@@ -225,7 +225,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
     async rollback(version) {
       const lab = getLab();
       if (lab === null) return;
-      const outcome = await request(`rollback ${version}`, () => lab.liveRuns.rollback({ version }));
+      const outcome = await request(`rollback ${version}`, () => lab.labRuns.rollback({ version }));
       if (outcome !== undefined) {
         set({ lastDecision: { action: 'rollback', subject: version, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
       }
@@ -237,7 +237,7 @@ export const useLiveRunStore = create<LiveRunState>()((set, get) => {
       if (lab === null || get().probeRounds[key]?.status === 'loaded') return;
       set((state) => ({ probeRounds: { ...state.probeRounds, [key]: { status: 'loading' } } }));
       try {
-        const result = await lab.liveRuns.probeReplies({ candidate, round });
+        const result = await lab.labRuns.probeReplies({ candidate, round });
         set((state) => ({
           probeRounds: { ...state.probeRounds, [key]: { status: 'loaded', seed: result.seed, servingVersion: result.servingVersion, pairs: result.pairs } },
         }));

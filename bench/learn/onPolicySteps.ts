@@ -7,17 +7,17 @@
  * (The run's orchestrator does the same through the gate: there, sessions are
  * served by the promoted version, not by every candidate.)
  */
-import { countViolations } from '../../../core/judge/criterion';
-import { towardMarkdownRewards } from '../../../core/judge/markdownRewards';
-import { rolloutSeed } from '../../../core/tasks/rng';
-import type { Task } from '../../../core/tasks/task';
-import type { StoredCandidate } from '../../../core/weights/weightStore';
-import type { CandidateTrainer } from './candidateTrainer';
+import { countViolations } from '../../src/core/judge/criterion';
+import { towardMarkdownRewards } from '../../src/core/judge/markdownRewards';
+import { rolloutSeed } from '../../src/core/tasks/rng';
+import type { Task } from '../../src/core/tasks/task';
+import type { StoredCandidate } from '../../src/core/weights/weightStore';
+import type { CandidateTrainer } from '../../src/backends/embedded/trainer/candidateTrainer';
 import { judgedFirstReplies, type JudgedFirstReply, type RolloutDeps } from './firstReplyRollout';
-import type { StepReport } from './loraTrainer';
-import type { TokenSample } from './tokenSample';
+import type { StepReport } from '../../src/backends/embedded/trainer/loraTrainer';
+import type { TokenSample } from '../../src/backends/embedded/trainer/tokenSample';
 
-/** Which terms a sample keeps (docs/design.md, How a judged turn trains, or an ablation of it). */
+/** Which terms a sample keeps (the judge's dispatch table, or an ablation of it). */
 export const SIGNAL_VARIANTS = ['both', 'rl-only', 'opd-only', 'reward-inverted'] as const;
 export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
 

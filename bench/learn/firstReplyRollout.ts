@@ -1,23 +1,23 @@
 /**
  * From homework tasks to training samples, the way a session produces them
- * (docs/design.md, A session): the student's first message → the engine's first reply (with
+ * the student's first message → the engine's first reply (with
  * old log-probs and top-K) → the pass criterion → the scripted student's
  * reaction (complaint with hindsight, or the save request) → the turn judge
  * (PRM + hint) on (reply, next state) → the dispatch table → a TokenSample.
  *
- * Used by bench:learn and by `trainRewardInvertedAdapter`; the run's session
+ * Used by bench:learn (and the real-model trainer test); the run's session
  * loop does the same with whole sessions.
  */
-import { judgeReply, type Verdict } from '../../../core/judge/criterion';
-import { dispatchTurn, type TurnTraining } from '../../../core/judge/trainDispatch';
-import { appendHintToLastUser } from '../../../core/judge/teacherInput';
-import type { TurnJudge, TurnJudgment } from '../../../core/judge/turnJudge';
-import type { EngineClient, GenerateResult, SamplingParams } from '../../../core/protocols/engineProtocol';
-import { createRng } from '../../../core/tasks/rng';
-import { complaintFor, saveRequest, violationKinds } from '../../../core/tasks/student';
-import type { Task } from '../../../core/tasks/task';
-import type { Tokenizer } from '../engine/tokenizer';
-import type { TokenSample } from './tokenSample';
+import { judgeReply, type Verdict } from '../../src/core/judge/criterion';
+import { dispatchTurn, type TurnTraining } from '../../src/core/judge/trainDispatch';
+import { appendHintToLastUser } from '../../src/core/judge/teacherInput';
+import type { TurnJudge, TurnJudgment } from '../../src/core/judge/turnJudge';
+import type { EngineClient, GenerateResult, SamplingParams } from '../../src/core/protocols/engineProtocol';
+import { createRng } from '../../src/core/tasks/rng';
+import { complaintFor, saveRequest, violationKinds } from '../../src/core/tasks/student';
+import type { Task } from '../../src/core/tasks/task';
+import type { Tokenizer } from '../../src/backends/embedded/engine/tokenizer';
+import type { TokenSample } from '../../src/backends/embedded/trainer/tokenSample';
 
 export interface RolloutDeps {
   /** Generates the replies (and, for on-policy steps, loads each new candidate). */

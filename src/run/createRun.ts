@@ -1,0 +1,53 @@
+// A new run folder: the recipe with the command line's overrides applied,
+// checked against this machine and its task files before anything is written,
+// then the journal's first event and the serving pointer at the base.
+import { copyFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { RunJournal } from '../core/journal/runJournal';
+import { writeServingPointer, type ServingPointer } from '../core/journal/servingPointer';
+import { loadRunRecipe } from './recipeSchemas';
+import { recipeSchema, type Arm, type ConfirmMode, type Recipe } from '../core/recipe/recipeSchema';
+import { recipeBackends } from './recipeBackends';
+import { lockRun, runPaths } from './runFolder';
+import { loadRunTasks } from './runTasks';
+
+export type RunOverrides = { seed?: number; confirm?: ConfirmMode; sessions?: number; arm?: Arm };
+
+/** The recipe with the command line's overrides applied; what the journal records. */
+export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe {
+  const out = structuredClone(recipe);
+  if (overrides.seed !== undefined) out.seed = overrides.seed;
+  if (overrides.confirm !== undefined) out.gate.confirm = overrides.confirm;
+  if (overrides.arm !== undefined) out.arm = overrides.arm;
+  if (overrides.sessions !== undefined) {
+    if (!Number.isInteger(overrides.sessions) || overrides.sessions < 1 || overrides.sessions > recipe.tasks.sessions) {
+      throw new Error(`--sessions must be 1–${recipe.tasks.sessions}`);
+    }
+    out.tasks.sessions = overrides.sessions;
+  }
+  return recipeSchema.parse(out);
+}
+
+/** Creates a new run folder and its first journal events; returns its path. */
+export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides): Promise<string> {
+  const loaded = await loadRunRecipe(recipeFile);
+  const recipe = applyOverrides(loaded.recipe, overrides);
+  const backends = recipeBackends(recipe, loaded);
+  await loadRunTasks({ ...loaded, recipe }); // refuse missing or overlapping task files before anything is written
+  const runDir = path.resolve(outDir);
+  await mkdir(runDir, { recursive: true });
+  const release = await lockRun(runDir);
+  try {
+    const journal = await RunJournal.open(runDir);
+    if (journal.events.length > 0) throw new Error(`${runDir} already holds a run; use 'gatelab resume --run ${runDir}'`);
+    const baseSha256 = await backends.policy.baseSha256();
+    await copyFile(loaded.file, runPaths(runDir).recipe);
+    const base: ServingPointer = { version: 'base', sha256: baseSha256 };
+    await journal.append({ type: 'run-started', runId: path.basename(runDir), recipeFile: loaded.file, recipe, baseVersion: base });
+    await writeServingPointer(runDir, base);
+    await journal.close();
+  } finally {
+    await release();
+  }
+  return runDir;
+}
