@@ -34,8 +34,7 @@ module.exports = {
     category: 'Science',
     icon: 'assets/icons/linux',
     synopsis: 'A lab for RL weight evolution of LLM agents, with a release gate',
-    description:
-      'GateLab trains LLM agents OpenClaw-RL style and lets a trained weight update reach serving only through a release gate.',
+    description: 'GateLab trains LLM agents OpenClaw-RL style and lets a trained weight update reach serving only through a release gate.',
     maintainer: 'GateLab contributors <gatelab@localhost>',
     executableName: 'gatelab',
   },

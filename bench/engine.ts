@@ -130,7 +130,16 @@ async function directRequest(engine: EngineClient, message: Message, seed: numbe
   });
   const end = { at: performance.now(), cpu: cpu() };
   const firstMark = first ?? end;
-  return { promptTokens: result.promptTokens, completionTokens: result.completionTokens, startAt, firstAt: firstMark.at, endAt: end.at, cpuStart, cpuFirst: firstMark.cpu, cpuEnd: end.cpu };
+  return {
+    promptTokens: result.promptTokens,
+    completionTokens: result.completionTokens,
+    startAt,
+    firstAt: firstMark.at,
+    endAt: end.at,
+    cpuStart,
+    cpuFirst: firstMark.cpu,
+    cpuEnd: end.cpu,
+  };
 }
 
 const ratesOf = (run: Timed): Rates => {
@@ -195,7 +204,13 @@ async function main(): Promise<void> {
       }
       const [s, d, l] = [served as Timed | null, direct as Timed | null, limit as ForwardTiming | null];
       if (!s || !d || !l) throw new Error('a paired round did not complete');
-      c1.push({ served: ratesOf(s), direct: ratesOf(d), limit: limitRates(l, s.completionTokens - 1), promptTokens: s.promptTokens, completionTokens: s.completionTokens });
+      c1.push({
+        served: ratesOf(s),
+        direct: ratesOf(d),
+        limit: limitRates(l, s.completionTokens - 1),
+        promptTokens: s.promptTokens,
+        completionTokens: s.completionTokens,
+      });
     }
 
     const c4: Array<{ decodeTokS: number; decodeCpuTokS: number; ttftMs: number; limit: Rates }> = [];
@@ -221,7 +236,13 @@ async function main(): Promise<void> {
     const med4 = (f: (row: (typeof c4)[number]) => number): number => median(c4.map(f));
     const result = {
       model_dir: MODEL_DIR,
-      machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', node: process.version, ort_threads: ortThreads(), load_avg_1m: loadavg()[0] ?? 0 },
+      machine: {
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        ort_threads: ortThreads(),
+        load_avg_1m: loadavg()[0] ?? 0,
+      },
       settings: {
         requests: REQUESTS,
         max_tokens: MAX_TOKENS,
@@ -272,18 +293,59 @@ async function main(): Promise<void> {
     type Row = [string, string, string, string, string, string, string];
     const spread = ([lo, hi]: [number, number]): string => `${(lo * 100).toFixed(0)}–${(hi * 100).toFixed(0)} %`;
     const rows: Row[] = [
-      ['decode tok/s, concurrency 1', f1(result.decode_tok_s_c1), f1(result.limit_tok_s), pct(result.ratio_decode_c1), f1(result.cpu.decode_tok_s_c1), f1(result.cpu.limit_tok_s), pct(result.cpu.ratio_decode_c1)],
+      [
+        'decode tok/s, concurrency 1',
+        f1(result.decode_tok_s_c1),
+        f1(result.limit_tok_s),
+        pct(result.ratio_decode_c1),
+        f1(result.cpu.decode_tok_s_c1),
+        f1(result.cpu.limit_tok_s),
+        pct(result.cpu.ratio_decode_c1),
+      ],
       ['  middle half of the c1 rounds', '', '', spread(result.ratio_decode_c1_quartiles), '', '', spread(result.cpu.ratio_decode_c1_quartiles)],
-      ['decode tok/s, concurrency 4 (all streams)', f1(result.decode_tok_s_c4), f1(med4((r) => r.limit.decodeTokS)), pct(result.ratio_decode_c4), f1(result.cpu.decode_tok_s_c4), f1(med4((r) => r.limit.decodeCpuTokS)), pct(result.cpu.ratio_decode_c4)],
-      ['prompt tok/s (prompt / TTFT)', f1(result.prompt_tok_s), f1(result.limit_prompt_tok_s), pct(result.ratio_prompt), f1(result.cpu.prompt_tok_s), f1(result.cpu.limit_prompt_tok_s), pct(result.cpu.ratio_prompt)],
+      [
+        'decode tok/s, concurrency 4 (all streams)',
+        f1(result.decode_tok_s_c4),
+        f1(med4((r) => r.limit.decodeTokS)),
+        pct(result.ratio_decode_c4),
+        f1(result.cpu.decode_tok_s_c4),
+        f1(med4((r) => r.limit.decodeCpuTokS)),
+        pct(result.cpu.ratio_decode_c4),
+      ],
+      [
+        'prompt tok/s (prompt / TTFT)',
+        f1(result.prompt_tok_s),
+        f1(result.limit_prompt_tok_s),
+        pct(result.ratio_prompt),
+        f1(result.cpu.prompt_tok_s),
+        f1(result.cpu.limit_prompt_tok_s),
+        pct(result.cpu.ratio_prompt),
+      ],
       ['TTFT ms, concurrency 1 (ratio = limit/served)', f1(result.ttft_ms), f1(result.limit_ttft_ms), pct(result.ratio_ttft), '', '', ''],
       ['TTFT ms, concurrency 4', f1(result.ttft_ms_c4), '', '', '', '', ''],
-      ['diagnosis: engine worker alone, decode c1', f1(result.direct_engine.decode_tok_s_c1), f1(result.limit_tok_s), pct(result.direct_engine.ratio_decode_c1), '', '', pct(result.direct_engine.cpu_ratio_decode_c1)],
-      ['diagnosis: engine worker alone, TTFT ms', f1(result.direct_engine.ttft_ms), f1(result.limit_ttft_ms), pct(result.limit_ttft_ms / result.direct_engine.ttft_ms), '', '', ''],
+      [
+        'diagnosis: engine worker alone, decode c1',
+        f1(result.direct_engine.decode_tok_s_c1),
+        f1(result.limit_tok_s),
+        pct(result.direct_engine.ratio_decode_c1),
+        '',
+        '',
+        pct(result.direct_engine.cpu_ratio_decode_c1),
+      ],
+      [
+        'diagnosis: engine worker alone, TTFT ms',
+        f1(result.direct_engine.ttft_ms),
+        f1(result.limit_ttft_ms),
+        pct(result.limit_ttft_ms / result.direct_engine.ttft_ms),
+        '',
+        '',
+        '',
+      ],
     ];
     const header: Row = ['measure (median of paired rounds)', 'served', 'limit', 'ratio', 'served/CPU-s', 'limit/CPU-s', 'CPU ratio'];
     const widths = header.map((_, c) => Math.max(...[header, ...rows].map((r) => r[c]?.length ?? 0)));
-    const line = (r: readonly string[]): string => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  ');
+    const line = (r: readonly string[]): string =>
+      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join('  ');
     console.log(`\nbench:engine — ${MODEL_DIR}`);
     console.log(
       `${REQUESTS} probe prompts (median ${result.settings.prompt_tokens_median} prompt, ${result.settings.completion_tokens_median} completion tokens), ` +
@@ -292,7 +354,9 @@ async function main(): Promise<void> {
     console.log(line(header));
     for (const row of rows) console.log(line(row));
     const verdict = (ratio: number): string => (ratio >= 0.7 ? 'met' : 'MISSED');
-    console.log(`target: served decode ≥ 70 % of the limit at concurrency 1 — wall clock ${verdict(result.ratio_decode_c1)}, CPU time ${verdict(result.cpu.ratio_decode_c1)}`);
+    console.log(
+      `target: served decode ≥ 70 % of the limit at concurrency 1 — wall clock ${verdict(result.ratio_decode_c1)}, CPU time ${verdict(result.cpu.ratio_decode_c1)}`,
+    );
 
     mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
     writeFileSync(join(ROOT, 'bench', 'results', 'engine.json'), `${JSON.stringify(result, null, 2)}\n`);

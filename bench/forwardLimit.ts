@@ -33,7 +33,11 @@ const processCpuMs = (): number => {
 };
 
 const int64 = (values: readonly number[], dims: number[]): ort.Tensor =>
-  new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
+  new ort.Tensor(
+    'int64',
+    BigInt64Array.from(values, (v) => BigInt(v)),
+    dims,
+  );
 
 /** Base weights and a rank-1 zero adapter (B = 0: the base model), as graph inputs. */
 async function weightFeeds(modelDir: string, shape: PolicyShape): Promise<Record<string, ort.Tensor>> {
@@ -74,15 +78,26 @@ export class BareForwardPass {
     const { numLayers, numHeads, hiddenSize } = this.shape;
     const emptyCache = pastFeeds(
       this.layout,
-      emptyBlocks(this.layout, { layers: numLayers, heads: numHeads, headDim: hiddenSize / numHeads }, 1, (dims) => new ort.Tensor('float32', new Float32Array(0), dims)),
+      emptyBlocks(
+        this.layout,
+        { layers: numLayers, heads: numHeads, headDim: hiddenSize / numHeads },
+        1,
+        (dims) => new ort.Tensor('float32', new Float32Array(0), dims),
+      ),
     );
     const started = performance.now();
     const cpuStarted = processCpuMs();
     let out = await this.session.run({
       ...this.weights,
       input_ids: int64(promptIds, [1, promptIds.length]),
-      position_ids: int64(promptIds.map((_, i) => i), [1, promptIds.length]),
-      attention_mask: int64(promptIds.map(() => 1), [1, promptIds.length]),
+      position_ids: int64(
+        promptIds.map((_, i) => i),
+        [1, promptIds.length],
+      ),
+      attention_mask: int64(
+        promptIds.map(() => 1),
+        [1, promptIds.length],
+      ),
       ...emptyCache,
     });
     const prefillMs = performance.now() - started;
@@ -97,14 +112,25 @@ export class BareForwardPass {
         ...this.weights,
         input_ids: int64([promptIds[promptIds.length - 1] ?? 0], [1, 1]),
         position_ids: int64([position], [1, 1]),
-        attention_mask: int64(Array.from({ length: position + 1 }, () => 1), [1, position + 1]),
+        attention_mask: int64(
+          Array.from({ length: position + 1 }, () => 1),
+          [1, position + 1],
+        ),
         ...pastFeeds(this.layout, presentBlocks(this.layout, out)),
       });
       position += 1;
       stepEndsMs.push(performance.now() - decodeStart);
       stepEndsCpuMs.push(processCpuMs() - decodeCpuStart);
     }
-    return { promptTokens: promptIds.length, prefillMs, decodeSteps: steps, decodeMs: performance.now() - decodeStart, prefillCpuMs, stepEndsMs, stepEndsCpuMs };
+    return {
+      promptTokens: promptIds.length,
+      prefillMs,
+      decodeSteps: steps,
+      decodeMs: performance.now() - decodeStart,
+      prefillCpuMs,
+      stepEndsMs,
+      stepEndsCpuMs,
+    };
   }
 
   release(): Promise<void> {

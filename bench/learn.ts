@@ -276,10 +276,23 @@ async function main(): Promise<void> {
       }),
     );
     if (args.dump !== undefined) {
-      const lines = replies.map((r) => JSON.stringify({ at: probeLabel, task: r.taskId, seed: r.seed, gold: r.gold, goldAt: r.verdict.goldAt, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text }));
+      const lines = replies.map((r) =>
+        JSON.stringify({
+          at: probeLabel,
+          task: r.taskId,
+          seed: r.seed,
+          gold: r.gold,
+          goldAt: r.verdict.goldAt,
+          accepted: r.verdict.accepted,
+          reason: r.verdict.reason,
+          text: r.text,
+        }),
+      );
       appendFileSync(String(args.dump), `${lines.join('\n')}\n`);
     }
-    lastProbeExamples = replies.slice(0, 2).map((r) => ({ task: r.taskId, gold: r.gold, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text.slice(0, 600) }));
+    lastProbeExamples = replies
+      .slice(0, 2)
+      .map((r) => ({ task: r.taskId, gold: r.gold, accepted: r.verdict.accepted, reason: r.verdict.reason, text: r.text.slice(0, 600) }));
     return probeMetrics(replies);
   };
   let lastProbeExamples: Array<{ task: string; gold: number; accepted: boolean; reason: string | null; text: string }> = [];
@@ -294,7 +307,9 @@ async function main(): Promise<void> {
       { m: 4096, k: f, n: d },
       { m: 4096, k: d, n: shape.vocabSize },
     ]);
-    console.log(`ORT MatMul peak (${THREADS} threads): ${peak.gflops.toFixed(1)} GFLOP/s (${peak.shapes.map((s) => `${s.m}x${s.k}x${s.n} ${s.gflops.toFixed(1)}`).join(', ')})`);
+    console.log(
+      `ORT MatMul peak (${THREADS} threads): ${peak.gflops.toFixed(1)} GFLOP/s (${peak.shapes.map((s) => `${s.m}x${s.k}x${s.n} ${s.gflops.toFixed(1)}`).join(', ')})`,
+    );
 
     const base = await probe(null, 'base');
     console.log(`base: pass ${pct(base.pass_rate)} clean ${pct(base.clean_rate)} gold ${pct(base.gold_rate)} violations ${base.mean_violations.toFixed(2)}`);

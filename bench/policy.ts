@@ -206,7 +206,13 @@ async function main(): Promise<void> {
   const probe = summaries.probe as SetSummary;
   const rows = MEASURES.map((m) => {
     const t = TARGETS[m];
-    return [t.label, `${t.op === '>=' ? '≥' : '≤'} ${pct(t.value).replace('.0 ', ' ')}`, pct(homework.rates[m]), pct(probe.rates[m]), homework.pass[m] && probe.pass[m] ? 'yes' : 'NO'];
+    return [
+      t.label,
+      `${t.op === '>=' ? '≥' : '≤'} ${pct(t.value).replace('.0 ', ' ')}`,
+      pct(homework.rates[m]),
+      pct(probe.rates[m]),
+      homework.pass[m] && probe.pass[m] ? 'yes' : 'NO',
+    ];
   });
   const header = ['measure', 'target', `homework (${homework.trials})`, `probe (${probe.trials})`, 'met'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
@@ -215,7 +221,9 @@ async function main(): Promise<void> {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));
   console.log(
-    `\nmarkers (homework): ${Object.entries(homework.markerRates).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}` +
+    `\nmarkers (homework): ${Object.entries(homework.markerRates)
+      .map(([k, v]) => `${k} ${pct(v)}`)
+      .join(', ')}` +
       `\ntruncated at ${MAX_TOKENS} tokens: homework ${pct(homework.truncatedRate)}, probe ${pct(probe.truncatedRate)}` +
       `\n${SEEDS} seeds, ${tokens} generated tokens in ${seconds.toFixed(0)} s (${(tokens / seconds).toFixed(0)} tok/s, batch ≤ ${CONCURRENCY}, ${args.threads ?? ortThreads()} ORT thread(s))`,
   );

@@ -150,7 +150,9 @@ function probeGold(events: readonly JournalEvent[]): ProbeGold {
   const promoted = events.flatMap((e) => {
     if (e.type !== 'candidate-promoted') return [];
     const mine = rounds.filter((r) => r.id === e.id);
-    return [{ version: e.pointer.version, gold: mean(mine.map((r) => r.candidate.gold_rate)) ?? 0, serving_gold: mean(mine.map((r) => r.serving.gold_rate)) ?? 0 }];
+    return [
+      { version: e.pointer.version, gold: mean(mine.map((r) => r.candidate.gold_rate)) ?? 0, serving_gold: mean(mine.map((r) => r.serving.gold_rate)) ?? 0 },
+    ];
   });
   const diffs = rounds.map((r) => r.candidate.gold_rate - r.serving.gold_rate);
   return { rounds: rounds.length, base: mean(onBase), worst_candidate_minus_serving: diffs.length === 0 ? null : Math.min(...diffs), promoted };
@@ -161,8 +163,18 @@ const policy = loaded.recipe.policy;
 const model = await (async () => {
   if (policy.kind !== 'embedded' || typeof policy.model_dir !== 'string') return { kind: policy.kind, name: policy.model };
   const dir = resolveRecipePath(loaded, policy.model_dir);
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { built_at?: string; files?: Record<string, { sha256: string }>; eval?: unknown };
-  return { kind: policy.kind, dir, built_at: manifest.built_at ?? null, base_sha256: manifest.files?.['base.safetensors']?.sha256 ?? null, eval: manifest.eval ?? null };
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
+    built_at?: string;
+    files?: Record<string, { sha256: string }>;
+    eval?: unknown;
+  };
+  return {
+    kind: policy.kind,
+    dir,
+    built_at: manifest.built_at ?? null,
+    base_sha256: manifest.files?.['base.safetensors']?.sha256 ?? null,
+    eval: manifest.eval ?? null,
+  };
 })();
 const seedResults: SeedResult[] = [];
 
@@ -288,7 +300,16 @@ async function seedRun(seed: number, arm: Arm): Promise<SeedResult> {
 }
 
 // pointerBefore/After bracket the wait for the verdict; the trainer's own candidates may be promoted meanwhile.
-type Verdict = { kind: BadCandidateKind; id: string; version: string; state: string; reason: string | null; rounds: number; pointerBefore: string; pointerAfter: string };
+type Verdict = {
+  kind: BadCandidateKind;
+  id: string;
+  version: string;
+  state: string;
+  reason: string | null;
+  rounds: number;
+  pointerBefore: string;
+  pointerAfter: string;
+};
 type InjectResult = Verdict & { everServed: boolean };
 
 async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServedOnlyPromoted: boolean; sessions: number; wall_seconds: number }> {
@@ -324,7 +345,10 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
     const served = events.flatMap((e) => (e.type === 'session-completed' ? e.versions : []));
     return {
       results: results.map((r) => ({ ...r, everServed: promoted.has(r.version) || served.includes(r.version) })),
-      sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)), sessions: summary.sessions.completed, wall_seconds: summary.wall_seconds };
+      sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)),
+      sessions: summary.sessions.completed,
+      wall_seconds: summary.wall_seconds,
+    };
   } finally {
     await run.close();
   }
@@ -345,11 +369,20 @@ for (const seed of seeds) {
   }
 }
 
-console.log(`\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per run (reference: adaptation at session 14); control = the same seed with the policy frozen\n`);
-console.log('seed | arm     | adapt@ | accepted | last 10 | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | probe gold: base / worst Δ | promotions | rejections | wall s | gate s/candidate');
-console.log('-----|---------|--------|----------|---------|--------------------------|--------------------------|---------------------------|------------|------------|--------|-----------------');
+console.log(
+  `\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per run (reference: adaptation at session 14); control = the same seed with the policy frozen\n`,
+);
+console.log(
+  'seed | arm     | adapt@ | accepted | last 10 | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | probe gold: base / worst Δ | promotions | rejections | wall s | gate s/candidate',
+);
+console.log(
+  '-----|---------|--------|----------|---------|--------------------------|--------------------------|---------------------------|------------|------------|--------|-----------------',
+);
 for (const r of seedResults) {
-  const rej = Object.entries(r.rejections).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
+  const rej =
+    Object.entries(r.rejections)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || '0';
   console.log(
     [
       String(r.seed).padStart(4),
@@ -368,7 +401,9 @@ for (const r of seedResults) {
   );
 }
 for (const [arm, a] of Object.entries(armSummary(seedResults))) {
-  console.log(`\n${arm}: adapted on ${a.adapted} of ${a.seeds} seeds, median sessions_to_adaptation ${a.median_sessions_to_adaptation ?? 'never'}, mean accepted in the last 10 ${fmt(a.mean_accepted_last_10, 1)}, median wall ${fmt(a.median_wall_seconds, 0)} s`);
+  console.log(
+    `\n${arm}: adapted on ${a.adapted} of ${a.seeds} seeds, median sessions_to_adaptation ${a.median_sessions_to_adaptation ?? 'never'}, mean accepted in the last 10 ${fmt(a.mean_accepted_last_10, 1)}, median wall ${fmt(a.median_wall_seconds, 0)} s`,
+  );
 }
 const differences = armDifferences(seedResults);
 if (differences.length > 0) {
@@ -376,7 +411,9 @@ if (differences.length > 0) {
   console.log('seed | accepted in the last 10 (rate) | accepted | bold_rate_10 @last | list_rate_10 @last');
   console.log('-----|--------------------------------|----------|--------------------|-------------------');
   for (const d of differences) {
-    console.log(`${String(d.seed).padStart(4)} | ${fmt(d.accepted_last_10_rate).padStart(30)} | ${String(d.accepted).padStart(8)} | ${fmt(d.bold_rate_10_at_last).padStart(18)} | ${fmt(d.list_rate_10_at_last).padStart(17)}`);
+    console.log(
+      `${String(d.seed).padStart(4)} | ${fmt(d.accepted_last_10_rate).padStart(30)} | ${String(d.accepted).padStart(8)} | ${fmt(d.bold_rate_10_at_last).padStart(18)} | ${fmt(d.list_rate_10_at_last).padStart(17)}`,
+    );
   }
 }
 console.log('\nwhere the time went (seconds per run; the trainer and probe rounds run beside the sessions):\n');
@@ -390,11 +427,15 @@ let inject: Awaited<ReturnType<typeof injectionRun>> | null = null;
 if (!args['skip-inject'] && !stopRequested) {
   process.stderr.write(`injection run: ${injectSessions} sessions, all six kinds after session 5…\n`);
   inject = await injectionRun();
-  console.log(`\nbad candidates injected after session 5 (run of ${inject.sessions} sessions; sessions served only promoted versions: ${inject.sessionsServedOnlyPromoted ? 'yes' : 'NO'})\n`);
+  console.log(
+    `\nbad candidates injected after session 5 (run of ${inject.sessions} sessions; sessions served only promoted versions: ${inject.sessionsServedOnlyPromoted ? 'yes' : 'NO'})\n`,
+  );
   console.log('kind            | candidate | state    | rounds | ever served | pointer before → after (trainer promotions meanwhile) | reason');
   console.log('----------------|-----------|----------|--------|-------------|-------------------------------------------------------|-------');
   for (const r of inject.results) {
-    console.log(`${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${(r.everServed ? 'YES' : 'never').padEnd(11)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(53)} | ${r.reason ?? ''}`);
+    console.log(
+      `${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${(r.everServed ? 'YES' : 'never').padEnd(11)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(53)} | ${r.reason ?? ''}`,
+    );
   }
 }
 

@@ -75,15 +75,24 @@ for (const [i, { processes, threads, samples, responseTokens, steps, gradientChe
   const out = join(work, `config-${i}.json`);
   const module = ['-m', 'gatelab_torch.bench', modelDir, out, samples, responseTokens, steps, ...(gradientCheckpointing ? ['--gradient-checkpointing'] : [])];
   const args = processes === 1 ? module : ['-m', 'torch.distributed.run', '--standalone', `--nproc-per-node=${processes}`, ...module];
-  console.log(`running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''}, ${samples} samples × ${responseTokens} response tokens${gradientCheckpointing ? ', gradient checkpointing' : ''} …`);
-  const env = { ...process.env, PYTHONPATH: sources, CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '', ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}) };
+  console.log(
+    `running ${processes} process${processes > 1 ? 'es' : ''}${threads ? ` × ${threads} thread` : ''}, ${samples} samples × ${responseTokens} response tokens${gradientCheckpointing ? ', gradient checkpointing' : ''} …`,
+  );
+  const env = {
+    ...process.env,
+    PYTHONPATH: sources,
+    CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES ?? '',
+    ...(threads ? { OMP_NUM_THREADS: String(threads) } : {}),
+  };
   const result = spawnSync(python, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
   if (result.status !== 0) throw new Error(`the bench at ${processes} process(es) failed (exit ${result.status})`);
   rows.push(JSON.parse(readFileSync(out, 'utf8')) as Row);
 }
 
 const g = (x: number | null) => (x === null ? '—' : (x / 1e9).toFixed(1));
-console.log('\n| processes | threads/proc | checkpointing | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |');
+console.log(
+  '\n| processes | threads/proc | checkpointing | tokens/step | step s | tokens/s | GFLOP/step | achieved GFLOP/s | matmul peak GFLOP/s | of peak | peak RSS MiB/proc |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(

@@ -53,7 +53,15 @@ async function chat(url: string, token: string, model: string, n: number, maxTok
   const response = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: question(n) }], max_tokens: maxTokens, seed: n, temperature: 0.6, top_p: 0.95, ...extra }),
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: question(n) }],
+      max_tokens: maxTokens,
+      seed: n,
+      temperature: 0.6,
+      top_p: 0.95,
+      ...extra,
+    }),
   });
   const body = (await response.json()) as { usage?: { completion_tokens?: number } };
   return { status: response.status, version: response.headers.get('x-gatelab-version'), completionTokens: body.usage?.completion_tokens ?? 0 };

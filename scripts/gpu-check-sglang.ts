@@ -37,7 +37,8 @@ const K = 4;
 const CHECK = 'SGLang LoRA swap, raw log-probs on GPU';
 
 const { values: args } = parseArgs({ options: { gpu: { type: 'string', default: '0' } } });
-const row = (ok: boolean | null, detail: string, extra: Record<string, number> = {}) => console.log(JSON.stringify({ check: `${CHECK} ${args.gpu}`, ok, detail, ...extra }));
+const row = (ok: boolean | null, detail: string, extra: Record<string, number> = {}) =>
+  console.log(JSON.stringify({ check: `${CHECK} ${args.gpu}`, ok, detail, ...extra }));
 
 type Reference = ReferenceRow;
 
@@ -69,7 +70,12 @@ async function main(): Promise<void> {
     row(null, `skipped: ${'missing' in environment ? environment.missing : 'missing' in model ? model.missing : ''}`);
     return;
   }
-  const policy = sglangPolicySection.parse({ kind: 'sglang', model: SMOLLM2, gpu_memory_utilization: 0.3, sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 } });
+  const policy = sglangPolicySection.parse({
+    kind: 'sglang',
+    model: SMOLLM2,
+    gpu_memory_utilization: 0.3,
+    sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 512 },
+  });
   const backend = sglangPolicy(policy, (p) => p, { host: detectHostGpus() });
   const root = await mkdtemp(path.join(tmpdir(), 'gatelab-gpu-check-sglang-'));
   const engine = await backend.startEngine({ role: 'serving', placement: rolePlacement({ gpus: [Number(args.gpu)] }) });
@@ -77,11 +83,17 @@ async function main(): Promise<void> {
     const client = engine.client;
     // 1. Raw log-probs and top-K of the base against the trainer's forward.
     const base = await Promise.all([request(3, 11), request(5, 12)].map((r) => client.generate(r)));
-    const shapeOk = base.every((r) => r.version === 'base' && r.promptIds?.length === r.promptTokens && r.tokenIds.length === r.completionTokens && r.topIds.every((ids) => ids.length === K));
+    const shapeOk = base.every(
+      (r) =>
+        r.version === 'base' && r.promptIds?.length === r.promptTokens && r.tokenIds.length === r.completionTokens && r.topIds.every((ids) => ids.length === K),
+    );
     const baseWorst = worst(base, await reference(model.modelDir, null, base));
 
     // 2. Swaps under load: four clients keep asking while the adapter changes four times.
-    const adapters = [await writeRandomLoraAdapter(model.modelDir, path.join(root, 'a1'), 1), await writeRandomLoraAdapter(model.modelDir, path.join(root, 'a2'), 2)];
+    const adapters = [
+      await writeRandomLoraAdapter(model.modelDir, path.join(root, 'a1'), 1),
+      await writeRandomLoraAdapter(model.modelDir, path.join(root, 'a2'), 2),
+    ];
     const outcomes: Array<{ ok: boolean; version: string; tokens: number; ms: number }> = [];
     let swapping = true;
     const loop = async (n: number) => {
@@ -117,11 +129,22 @@ async function main(): Promise<void> {
     const tokens = outcomes.reduce((s, o) => s + o.tokens, 0);
     const seconds = outcomes.reduce((s, o) => s + o.ms, 0) / 1000 / 4;
     const ok =
-      shapeOk && baseWorst < TOLERANCE && adapterWorst < TOLERANCE && baseOnAdapterReplies > 0.2 && failed === 0 && unknownVersion === 0 && onAdapter.every((r) => r.version === adapters[0]?.version) && outcomes.length > 0;
-    row(ok, `${outcomes.length} requests, ${failed} failed, ${unknownVersion} unknown versions; worst |Δ log-prob| base ${baseWorst.toFixed(4)}, adapter ${adapterWorst.toFixed(4)} (base vs adapter replies ${baseOnAdapterReplies.toFixed(3)}); served ${served.join(' → ')}`, {
-      stepSeconds: median(swapSeconds),
-      tokensPerSecond: seconds > 0 ? tokens / seconds : 0,
-    });
+      shapeOk &&
+      baseWorst < TOLERANCE &&
+      adapterWorst < TOLERANCE &&
+      baseOnAdapterReplies > 0.2 &&
+      failed === 0 &&
+      unknownVersion === 0 &&
+      onAdapter.every((r) => r.version === adapters[0]?.version) &&
+      outcomes.length > 0;
+    row(
+      ok,
+      `${outcomes.length} requests, ${failed} failed, ${unknownVersion} unknown versions; worst |Δ log-prob| base ${baseWorst.toFixed(4)}, adapter ${adapterWorst.toFixed(4)} (base vs adapter replies ${baseOnAdapterReplies.toFixed(3)}); served ${served.join(' → ')}`,
+      {
+        stepSeconds: median(swapSeconds),
+        tokensPerSecond: seconds > 0 ? tokens / seconds : 0,
+      },
+    );
   } finally {
     await engine.client.close();
     await rm(root, { recursive: true, force: true });

@@ -25,15 +25,30 @@ def emit(**row) -> None:
 
 def golden_test() -> None:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", str(TORCH_DIR / "tests" / "test_golden.py")],
-                          cwd=TORCH_DIR, env={**os.environ, "PYTHONPATH": str(TORCH_DIR)}, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", str(TORCH_DIR / "tests" / "test_golden.py")],
+        cwd=TORCH_DIR,
+        env={**os.environ, "PYTHONPATH": str(TORCH_DIR)},
+        capture_output=True,
+        text=True,
+    )
     last = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
-    emit(check="trainer golden test (CPU, float32 vs float64 reference)", ok=proc.returncode == 0, seconds=time.perf_counter() - t0, detail=last)
+    emit(
+        check="trainer golden test (CPU, float32 vs float64 reference)",
+        ok=proc.returncode == 0,
+        seconds=time.perf_counter() - t0,
+        detail=last,
+    )
 
 
 def gpu_memory_used_mib() -> int | None:
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"], capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         return int(out.stdout.strip().splitlines()[0])
     except Exception:
         return None
@@ -47,7 +62,9 @@ def trainer_steps(steps: int = 5) -> None:
         tiny_dir = Path(work) / "tiny"
         tiny_model(golden).save_pretrained(tiny_dir)
         env = {**os.environ, "PYTHONPATH": str(TORCH_DIR), "CUDA_VISIBLE_DEVICES": "0"}
-        proc = subprocess.Popen([sys.executable, "-m", "gatelab_torch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gatelab_torch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True
+        )
 
         def call(i: int, method: str, params: dict) -> dict:
             proc.stdin.write(json.dumps({"id": i, "method": method, "params": params}) + "\n")
@@ -72,8 +89,14 @@ def trainer_steps(steps: int = 5) -> None:
             proc.kill()
         # The first step includes CUDA's warm-up: the median of the rest is the step time.
         rest = sorted(times[1:]) or times
-        emit(check=f"torch trainer: {steps} steps on the GPU (golden tiny Llama, rank 4)", ok=True, seconds=sum(times),
-             stepSeconds=rest[len(rest) // 2], tokensPerSecond=tokens / sum(times), gpuMemoryMiB=memory)
+        emit(
+            check=f"torch trainer: {steps} steps on the GPU (golden tiny Llama, rank 4)",
+            ok=True,
+            seconds=sum(times),
+            stepSeconds=rest[len(rest) // 2],
+            tokensPerSecond=tokens / sum(times),
+            gpuMemoryMiB=memory,
+        )
 
 
 def smollm2_forward() -> None:
@@ -84,9 +107,18 @@ def smollm2_forward() -> None:
     home = Path(os.environ.get("GATELAB_HOME") or Path.home() / ".cache" / "gatelab")
     model_dir = home / "models" / "smollm2-135m-instruct"
     if not (model_dir / "config.json").exists():
-        emit(check="trainer forward + backward on SmolLM2-135M (GPU)", ok=None, detail=f"skipped: {model_dir} missing (npm run setup:python)")
+        emit(
+            check="trainer forward + backward on SmolLM2-135M (GPU)",
+            ok=None,
+            detail=f"skipped: {model_dir} missing (npm run setup:python)",
+        )
         return
-    lora = LoraSettings(rank=16, alpha=32, targets=("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"), dtype="F32")
+    lora = LoraSettings(
+        rank=16,
+        alpha=32,
+        targets=("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
+        dtype="F32",
+    )
     policy = Policy(str(model_dir), lora, device=torch.device("cuda"), dtype=torch.float32)
     policy.fresh_adapter(1)
     rows = [Sequence_(prompt_ids=list(range(100, 356)), response_ids=list(range(400, 656))) for _ in range(8)]
@@ -101,8 +133,13 @@ def smollm2_forward() -> None:
         times.append(time.perf_counter() - t0)
     rest = sorted(times[1:])
     step = rest[len(rest) // 2]
-    emit(check="trainer forward + backward, SmolLM2-135M fp32, 8 x 512 tokens (GPU)", ok=True, stepSeconds=step,
-         tokensPerSecond=8 * 512 / step, gpuMemoryMiB=torch.cuda.max_memory_allocated() // (1024 * 1024))
+    emit(
+        check="trainer forward + backward, SmolLM2-135M fp32, 8 x 512 tokens (GPU)",
+        ok=True,
+        stepSeconds=step,
+        tokensPerSecond=8 * 512 / step,
+        gpuMemoryMiB=torch.cuda.max_memory_allocated() // (1024 * 1024),
+    )
 
 
 if __name__ == "__main__":

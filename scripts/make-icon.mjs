@@ -17,7 +17,9 @@ try {
   mkdirSync(join(outDir, 'linux'), { recursive: true });
   for (const size of [512, 256, 128, 64, 32]) {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
-    await page.setContent(`<html><body style="margin:0;background:transparent">${svg.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`);
+    await page.setContent(
+      `<html><body style="margin:0;background:transparent">${svg.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`,
+    );
     const file = size === 512 ? join(outDir, 'icon.png') : join(outDir, 'linux', `${size}x${size}.png`);
     await page.screenshot({ path: file, omitBackground: true });
     if (size === 512) await page.screenshot({ path: join(outDir, 'linux', '512x512.png'), omitBackground: true });

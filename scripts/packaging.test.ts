@@ -15,7 +15,7 @@ const config = require('../electron-builder.config.cjs') as {
 };
 
 describe('electron-builder configuration', () => {
-  test('passes electron-builder\'s own schema (and a wrong key would not)', async () => {
+  test("passes electron-builder's own schema (and a wrong key would not)", async () => {
     const { validateConfiguration } = require('app-builder-lib/out/util/config/config') as {
       validateConfiguration(config: unknown, logger: unknown): Promise<void>;
     };

@@ -64,7 +64,9 @@ const backendEnvironments = readdirSync(backendsDir, { withFileTypes: true })
 const known = new Set(['--skip-model', '--force', '--help', ...backendEnvironments.map((b) => `--with-${b.name}`)]);
 const unknown = [...args].filter((arg) => !known.has(arg));
 if (args.has('--help') || unknown.length > 0) {
-  const lines = backendEnvironments.map((b) => `  --with-${b.name.padEnd(8)} ${b.title}'s own environment at $GATELAB_HOME/${b.name}${b.gpuOnly ? ' (GPU hosts only)' : ''}`);
+  const lines = backendEnvironments.map(
+    (b) => `  --with-${b.name.padEnd(8)} ${b.title}'s own environment at $GATELAB_HOME/${b.name}${b.gpuOnly ? ' (GPU hosts only)' : ''}`,
+  );
   console.log(['usage: npm run setup:python -- [--skip-model] [--force] [--with-<name>…]', ...lines].join('\n'));
   if (unknown.length > 0) fail(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.join(' ')}`);
   process.exit(0);
@@ -136,7 +138,9 @@ async function modelIsComplete() {
   }
   if (stamp.ggufSha256 !== MODEL_GGUF_SHA256 || stamp.converter !== CONVERTER_VERSION || typeof stamp.files !== 'object' || stamp.files === null) return false;
   const listed = Object.keys(stamp.files).sort();
-  const present = readdirSync(modelDir).filter((name) => !name.startsWith('.')).sort();
+  const present = readdirSync(modelDir)
+    .filter((name) => !name.startsWith('.'))
+    .sort();
   if (listed.length === 0 || listed.join('\n') !== present.join('\n')) return false;
   for (const name of listed) {
     if ((await sha256Of(join(modelDir, name))) !== stamp.files[name]) return false;
@@ -219,10 +223,18 @@ for (const backend of backendEnvironments) {
   }
   rmSync(backendStamp, { force: true });
   step(`Installing ${backend.requirementsFile} (torch comes from pip's cache when step 1 fetched the same one)`);
-  await mustRun(backendPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', backend.requirementsFile], `pip install (${backend.title} requirements)`);
+  await mustRun(
+    backendPython,
+    ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', backend.requirementsFile],
+    `pip install (${backend.title} requirements)`,
+  );
   if (backend.noDeps.length > 0) {
     step(`Installing ${backend.noDeps.join(' ')} without their own dependencies (--no-deps)`);
-    await mustRun(backendPython, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', ...backend.noDeps], `pip install --no-deps (${backend.title})`);
+    await mustRun(
+      backendPython,
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-deps', ...backend.noDeps],
+      `pip install --no-deps (${backend.title})`,
+    );
   }
   await mustRun(backendPython, ['-c', `import ${backend.importCheck}`], `importing ${backend.title}`);
   writeFileSync(backendStamp, `${wanted}\n`);

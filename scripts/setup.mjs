@@ -60,9 +60,7 @@ if (electron.path !== null) {
         .split('\n')
         .map((line) => line.trim())
         .find((line) => /error|fail|ENOTFOUND|ECONN|EAI_AGAIN|ETIMEDOUT|403|404/i.test(line)) ?? `exit code ${download.code}`;
-    electronNote = download.timedOut
-      ? `download gave up after ${ELECTRON_DOWNLOAD_TIMEOUT_MS / 1000} s`
-      : `download failed: ${firstError.slice(0, 200)}`;
+    electronNote = download.timedOut ? `download gave up after ${ELECTRON_DOWNLOAD_TIMEOUT_MS / 1000} s` : `download failed: ${firstError.slice(0, 200)}`;
   }
 }
 

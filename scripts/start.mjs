@@ -25,7 +25,11 @@ function buildIsStale() {
   const outputs = BUILT.map((file) => join(repoRoot, file));
   if (!outputs.every((file) => existsSync(file))) return true;
   const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
-  const sources = Math.max(...SOURCES.map((path) => join(repoRoot, path)).filter(existsSync).map(newestMtime));
+  const sources = Math.max(
+    ...SOURCES.map((path) => join(repoRoot, path))
+      .filter(existsSync)
+      .map(newestMtime),
+  );
   return sources > built;
 }
 

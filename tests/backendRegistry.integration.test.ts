@@ -93,7 +93,9 @@ describe('a backend registered by a test', () => {
     // Two sessions give at least two judged turns: its trainer stepped, and every candidate it made reached a decision.
     expect(events.filter((e) => e.type === 'trainer-step').length).toBeGreaterThanOrEqual(1);
     const staged = events.flatMap((e) => (e.type === 'candidate-staged' ? [e.id] : []));
-    const decided = new Set(events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])));
+    const decided = new Set(
+      events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])),
+    );
     expect(staged.every((id) => decided.has(id))).toBe(true);
   }, 600_000);
 });

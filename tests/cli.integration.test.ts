@@ -85,7 +85,12 @@ describe('gatelab CLI', () => {
     // whose first (scored) reply it served — a session already under way when the swap landed
     // may have only its later turns on it.
     for (let i = 0; i < 600; i++) {
-      const { events } = { events: (await readFile(path.join(runDir, 'journal.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { type: string; versions?: string[] }) };
+      const { events } = {
+        events: (await readFile(path.join(runDir, 'journal.jsonl'), 'utf8'))
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { type: string; versions?: string[] }),
+      };
       if (events.some((e) => e.type === 'session-completed' && e.versions?.[0] === pointer!.version)) break;
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -60,9 +60,7 @@ const RULES: readonly Rule[] = [
 /** Imports of `file` (inside the repository, outside node_modules) that its rule does not allow. */
 function offendersOf(rule: Rule, file: string, text: string): string[] {
   if (rule.exempt?.includes(file)) return [];
-  return importsOf(file, text).filter(
-    (target) => path.isAbsolute(target) && inside(target, repoRoot) && !rule.allowed.some((dir) => inside(target, dir)),
-  );
+  return importsOf(file, text).filter((target) => path.isAbsolute(target) && inside(target, repoRoot) && !rule.allowed.some((dir) => inside(target, dir)));
 }
 
 function violations(rule: Rule): string[] {
@@ -73,8 +71,7 @@ function violations(rule: Rule): string[] {
 }
 
 /** Imports the layout move left for the follow-up work to remove; this list only shrinks. */
-const PENDING = new Set<string>([
-]);
+const PENDING = new Set<string>([]);
 
 describe('dependency rules', () => {
   it('finds a violation when there is one (the rules can fail)', () => {

@@ -53,10 +53,16 @@ export function citedSections(text: string): string[] {
     // The rest of this line, and the next one in case the citation wraps.
     const after = text.slice(index + citation.length).split('\n', 3);
     const rest = (after[0]?.trim() === '' ? [after[1] ?? ''] : [after[0] ?? '', after[1] ?? '']).join('\n');
-    const words = rest.replace(lineBreakInComment, ' ').replace(/^[ \t]*(?:\*|\/\/|#)?[ \t]*/, '').trim();
+    const words = rest
+      .replace(lineBreakInComment, ' ')
+      .replace(/^[ \t]*(?:\*|\/\/|#)?[ \t]*/, '')
+      .trim();
     const quoted = /^"([^"]+)"/.exec(words);
     if (quoted) return quoted[1]!;
-    return words.split(/[)(:;,."`]/)[0]!.replace(/'$/, '').trim();
+    return words
+      .split(/[)(:;,."`]/)[0]!
+      .replace(/'$/, '')
+      .trim();
   });
 }
 

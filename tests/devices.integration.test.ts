@@ -20,7 +20,12 @@ const oneGpu: HostGpus = { gpus: [{ index: 0, name: 'NVIDIA H200', memoryTotalMi
 
 function environOf(pid: number): Record<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 
 describe.skipIf(!existsSync('/proc/self/environ'))('devices reach the processes', () => {

@@ -51,13 +51,32 @@ describe('bad candidates through the real gate', () => {
     run = await LiveRun.open(await createRun(recipe, path.join(root, 'run'), {}), { mode: 'gate' });
     // A healthy candidate: a real adapter with tiny values, as close to the base as an update gets.
     const rng = createRng(3);
-    const tensors = new Map(run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-4) }]));
+    const tensors = new Map(
+      run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-4) }]),
+    );
     const stored = await new WeightStore(path.join(run.runDir, 'weights')).put({
       blob: serializeSafetensors(tensors, { format: 'pt', lora_alpha: String(run.recipe.trainer.lora.alpha), r: String(run.recipe.trainer.lora.rank) }),
-      adapterConfig: peftAdapterConfig({ rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) }, run.modelDir),
-      manifest: { kind: 'trainer', baseModelSha256: run.status().serving.sha256, step: 1, dataRange: { sessions: [], turns: 0 }, loss: null, lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] } },
+      adapterConfig: peftAdapterConfig(
+        { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) },
+        run.modelDir,
+      ),
+      manifest: {
+        kind: 'trainer',
+        baseModelSha256: run.status().serving.sha256,
+        step: 1,
+        dataRange: { sessions: [], turns: 0 },
+        loss: null,
+        lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] },
+      },
     });
-    waiting = await settled(await run.gate.stage({ version: stored.version, sha256: stored.sha256, blob: path.relative(run.runDir, stored.path), source: { kind: 'trainer', step: 1 } }));
+    waiting = await settled(
+      await run.gate.stage({
+        version: stored.version,
+        sha256: stored.sha256,
+        blob: path.relative(run.runDir, stored.path),
+        source: { kind: 'trainer', step: 1 },
+      }),
+    );
   }, 600_000);
 
   afterAll(async () => {
@@ -72,27 +91,31 @@ describe('bad candidates through the real gate', () => {
     for (const r of waiting.rounds) expect(r.serving.clean_rate).toBeLessThanOrEqual(0.25);
   });
 
-  it.each(Object.keys(expected) as BadCandidateKind[])('rejects an injected %s candidate, pointer unchanged, the waiting one still waiting', async (kind) => {
-    const before = await readServingPointer(run.runDir);
-    const c = await settled(await run.inject({ kind }));
-    expect(c.source).toEqual({ kind: 'inject', badKind: kind });
-    expect(c.state.kind).toBe('rejected');
-    if (c.state.kind !== 'rejected') return;
-    expect(expected[kind]).toContain(c.state.reason.code);
-    expect(c.state.reason.detail.length).toBeGreaterThan(0);
-    if (c.state.reason.code === 'regression') {
-      // Rejected on correctness or completeness or markers, never on the style rate alone.
-      expect(c.state.reason.metric).toBeDefined();
-      const failed = c.rounds.find((r) => !r.passed)!;
-      expect(failed.serving.version).toBe('base');
-      expect(failed.serving.clean_rate).toBeLessThanOrEqual(0.25);
-      // The collapsed adapter must really answer nothing; a near-base one could fail a round by chance.
-      if (kind === 'collapsed') expect(failed.candidate.answered_rate).toBeLessThan(0.75);
-    }
-    expect(await readServingPointer(run.runDir)).toEqual(before);
-    expect(run.gate.pointer).toEqual(before);
-    expect(waiting.state.kind).toBe('awaiting-confirm');
-  }, 600_000);
+  it.each(Object.keys(expected) as BadCandidateKind[])(
+    'rejects an injected %s candidate, pointer unchanged, the waiting one still waiting',
+    async (kind) => {
+      const before = await readServingPointer(run.runDir);
+      const c = await settled(await run.inject({ kind }));
+      expect(c.source).toEqual({ kind: 'inject', badKind: kind });
+      expect(c.state.kind).toBe('rejected');
+      if (c.state.kind !== 'rejected') return;
+      expect(expected[kind]).toContain(c.state.reason.code);
+      expect(c.state.reason.detail.length).toBeGreaterThan(0);
+      if (c.state.reason.code === 'regression') {
+        // Rejected on correctness or completeness or markers, never on the style rate alone.
+        expect(c.state.reason.metric).toBeDefined();
+        const failed = c.rounds.find((r) => !r.passed)!;
+        expect(failed.serving.version).toBe('base');
+        expect(failed.serving.clean_rate).toBeLessThanOrEqual(0.25);
+        // The collapsed adapter must really answer nothing; a near-base one could fail a round by chance.
+        if (kind === 'collapsed') expect(failed.candidate.answered_rate).toBeLessThan(0.75);
+      }
+      expect(await readServingPointer(run.runDir)).toEqual(before);
+      expect(run.gate.pointer).toEqual(before);
+      expect(waiting.state.kind).toBe('awaiting-confirm');
+    },
+    600_000,
+  );
 
   it('the waiting candidate is still the person’s to confirm, and then serves', async () => {
     await run.confirm(waiting.id);

@@ -90,7 +90,7 @@ describe('LLM judge on the real gateway', () => {
     expect(['both', 'opd-only', 'rl-only', 'none']).toContain(dispatchTurn(j).mode);
   });
 
-  it('fails closed with the endpoint\'s 401 when the key is wrong', async () => {
+  it("fails closed with the endpoint's 401 when the key is wrong", async () => {
     const wrong = createLlmPrm({ ...endpoint, apiKey: 'not-the-token-0123456789' });
     const error = await wrong.score(TURN).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JudgeUnavailableError);

@@ -80,62 +80,85 @@ describe('the lab and its workers (embedded recipe, real processes)', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('a Ctrl-C reaches the lab alone: the probe in flight completes, no worker is signalled, the run stops after the session in progress', { timeout: 15 * 60_000 }, async () => {
-    const dir = path.join(root, 'ctrl-c');
-    const recipe = await writeTestRecipe(await mkdtemp(`${dir}-recipe-`), {
-      sessions: 8,
-      maxTurns: 3,
-      maxTokens: 32,
-      batchTurns: 2,
-      probeProblems: 4,
-      probeMaxTokens: 48,
-      confirm: 'manual',
-    });
-    const runDir = path.join(dir, 'run');
-    const lab = startLab(['run', '--recipe', recipe, '--out', runDir]);
-    // A probe round in flight: journaled as started, not yet as done.
-    const atSignal = await waitForJournal(
-      runDir,
-      lab,
-      (events) => events.some((e) => e.type === 'candidate-probing' && !events.some((r) => r.type === 'probe-round' && r.id === e.id && r.round === e.round)),
-      'probe round in flight',
-      10 * 60_000,
-    );
-    const probing = [...atSignal].reverse().find((e) => e.type === 'candidate-probing');
-    if (probing?.type !== 'candidate-probing') throw new Error('no probe round');
+  it(
+    'a Ctrl-C reaches the lab alone: the probe in flight completes, no worker is signalled, the run stops after the session in progress',
+    { timeout: 15 * 60_000 },
+    async () => {
+      const dir = path.join(root, 'ctrl-c');
+      const recipe = await writeTestRecipe(await mkdtemp(`${dir}-recipe-`), {
+        sessions: 8,
+        maxTurns: 3,
+        maxTokens: 32,
+        batchTurns: 2,
+        probeProblems: 4,
+        probeMaxTokens: 48,
+        confirm: 'manual',
+      });
+      const runDir = path.join(dir, 'run');
+      const lab = startLab(['run', '--recipe', recipe, '--out', runDir]);
+      // A probe round in flight: journaled as started, not yet as done.
+      const atSignal = await waitForJournal(
+        runDir,
+        lab,
+        (events) => events.some((e) => e.type === 'candidate-probing' && !events.some((r) => r.type === 'probe-round' && r.id === e.id && r.round === e.round)),
+        'probe round in flight',
+        10 * 60_000,
+      );
+      const probing = [...atSignal].reverse().find((e) => e.type === 'candidate-probing');
+      if (probing?.type !== 'candidate-probing') throw new Error('no probe round');
 
-    // What a terminal's Ctrl-C does: SIGINT to every process of the lab's foreground group.
-    process.kill(-lab.pid, 'SIGINT');
-    const exit = await lab.exited;
-    expect(exit, lab.output()).toEqual({ code: 0, signal: null });
-    expect(lab.output()).toContain('stopping after the session in progress');
-    expect(lab.output()).toContain('run stopped');
+      // What a terminal's Ctrl-C does: SIGINT to every process of the lab's foreground group.
+      process.kill(-lab.pid, 'SIGINT');
+      const exit = await lab.exited;
+      expect(exit, lab.output()).toEqual({ code: 0, signal: null });
+      expect(lab.output()).toContain('stopping after the session in progress');
+      expect(lab.output()).toContain('run stopped');
 
-    const events = await journalOf(runDir);
-    // The round in flight was answered by the probe engine, not cut off.
-    expect(events.some((e) => e.type === 'probe-round' && e.id === probing.id && e.round === probing.round), lab.output()).toBe(true);
-    expect(events.filter((e) => e.type === 'candidate-rejected' && e.reason.code === 'probe-error')).toEqual([]);
-    expect(events.some((e) => e.type === 'run-failed' || e.type === 'run-completed')).toBe(false);
-    // Stopped after the session in progress: at most one more session than at the signal, none twice.
-    const done = sessionsOf(events);
-    expect(done.length).toBeLessThanOrEqual(sessionsOf(atSignal).length + 1);
-    expect(done.length).toBeLessThan(8);
-    expect(new Set(done).size).toBe(done.length);
-    // No worker saw a signal or any exit but the lab's own shutdown.
-    expect(await workerExits(runDir)).toEqual([]);
-  });
+      const events = await journalOf(runDir);
+      // The round in flight was answered by the probe engine, not cut off.
+      expect(
+        events.some((e) => e.type === 'probe-round' && e.id === probing.id && e.round === probing.round),
+        lab.output(),
+      ).toBe(true);
+      expect(events.filter((e) => e.type === 'candidate-rejected' && e.reason.code === 'probe-error')).toEqual([]);
+      expect(events.some((e) => e.type === 'run-failed' || e.type === 'run-completed')).toBe(false);
+      // Stopped after the session in progress: at most one more session than at the signal, none twice.
+      const done = sessionsOf(events);
+      expect(done.length).toBeLessThanOrEqual(sessionsOf(atSignal).length + 1);
+      expect(done.length).toBeLessThan(8);
+      expect(new Set(done).size).toBe(done.length);
+      // No worker saw a signal or any exit but the lab's own shutdown.
+      expect(await workerExits(runDir)).toEqual([]);
+    },
+  );
 
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
-    it(`a lab ${signal === 'SIGKILL' ? 'killed with SIGKILL' : 'sent SIGTERM'} mid-run leaves no process behind; \`gatelab resume\` finishes the run with each session once`, { timeout: 15 * 60_000 }, async () => {
-      const dir = path.join(root, signal);
-      const recipe = await writeTestRecipe(await mkdtemp(`${dir}-recipe-`), { sessions: 2, maxTurns: 3, maxTokens: 32, batchTurns: 4, probeProblems: 2, probeMaxTokens: 32, confirm: 'auto' });
-      await killMidRunThenResume(recipe, path.join(dir, 'run'), signal);
-    });
+    it(
+      `a lab ${signal === 'SIGKILL' ? 'killed with SIGKILL' : 'sent SIGTERM'} mid-run leaves no process behind; \`gatelab resume\` finishes the run with each session once`,
+      { timeout: 15 * 60_000 },
+      async () => {
+        const dir = path.join(root, signal);
+        const recipe = await writeTestRecipe(await mkdtemp(`${dir}-recipe-`), {
+          sessions: 2,
+          maxTurns: 3,
+          maxTokens: 32,
+          batchTurns: 4,
+          probeProblems: 2,
+          probeMaxTokens: 32,
+          confirm: 'auto',
+        });
+        await killMidRunThenResume(recipe, path.join(dir, 'run'), signal);
+      },
+    );
   }
 
-  it.skipIf(smolReasons.length > 0)('the SmolLM2 recipe (vLLM servers, torch trainer) killed with SIGKILL after its first session leaves no process behind; resume finishes it', { timeout: 60 * 60_000 }, async () => {
-    const dir = path.join(root, 'smollm2');
-    const recipe = await shortSmolRecipe(await mkdtemp(`${dir}-recipe-`));
-    await killMidRunThenResume(recipe, path.join(dir, 'run'), 'SIGKILL');
-  });
+  it.skipIf(smolReasons.length > 0)(
+    'the SmolLM2 recipe (vLLM servers, torch trainer) killed with SIGKILL after its first session leaves no process behind; resume finishes it',
+    { timeout: 60 * 60_000 },
+    async () => {
+      const dir = path.join(root, 'smollm2');
+      const recipe = await shortSmolRecipe(await mkdtemp(`${dir}-recipe-`));
+      await killMidRunThenResume(recipe, path.join(dir, 'run'), 'SIGKILL');
+    },
+  );
 });

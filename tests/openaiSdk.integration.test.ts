@@ -50,19 +50,36 @@ afterAll(async () => {
   await engine?.client.close();
 });
 
-const tools: OpenAI.ChatCompletionTool[] = ['read', 'write', 'edit', 'exec', 'process', 'browser', 'canvas', 'nodes', 'cron', 'message', 'gateway', 'sessions_list'].map(
-  (name) => ({
-    type: 'function',
-    function: { name, description: `The ${name} tool.`, parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } },
-  }),
-);
+const tools: OpenAI.ChatCompletionTool[] = [
+  'read',
+  'write',
+  'edit',
+  'exec',
+  'process',
+  'browser',
+  'canvas',
+  'nodes',
+  'cron',
+  'message',
+  'gateway',
+  'sessions_list',
+].map((name) => ({
+  type: 'function',
+  function: { name, description: `The ${name} tool.`, parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } },
+}));
 
 describe('the JavaScript SDK, as OpenClaw sends', () => {
   it('streams a text reply to a request with 12 tools, a system prompt, text parts and include_usage', async () => {
     const system = 'You are a personal assistant running inside OpenClaw. '.repeat(40);
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: 'system', content: system },
-      { role: 'user', content: [{ type: 'text', text: 'A baker makes 12 trays of 24 cookies and sells 150.' }, { type: 'text', text: ' How many are left?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'A baker makes 12 trays of 24 cookies and sells 150.' },
+          { type: 'text', text: ' How many are left?' },
+        ],
+      },
     ];
     const promptTokens = await tokenizer.countPromptTokens([
       { role: 'system', content: system },
@@ -94,7 +111,12 @@ describe('the JavaScript SDK, as OpenClaw sends', () => {
 
   it('refuses a forced call: this engine cannot make one', async () => {
     const error = await client.chat.completions
-      .create({ model: DEFAULT_MODEL_ID, messages: [{ role: 'user', content: 'read homework/3.txt' }], tools, tool_choice: { type: 'function', function: { name: 'read' } } })
+      .create({
+        model: DEFAULT_MODEL_ID,
+        messages: [{ role: 'user', content: 'read homework/3.txt' }],
+        tools,
+        tool_choice: { type: 'function', function: { name: 'read' } },
+      })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: 'tool_calls_unsupported', param: 'tool_choice' });
   });
@@ -103,7 +125,15 @@ describe('the JavaScript SDK, as OpenClaw sends', () => {
 type PythonError = { status: number; code: string | null; param: string | null; type: string; message: string };
 type PythonReport = {
   sdk: string;
-  stream: { text: string; first_role: string | null; finish_reasons: string[]; tool_call_deltas: number; last_choices: number; usage: Record<string, number> | null; ids: number };
+  stream: {
+    text: string;
+    first_role: string | null;
+    finish_reasons: string[];
+    tool_call_deltas: number;
+    last_choices: number;
+    usage: Record<string, number> | null;
+    ids: number;
+  };
   whole: { content: string | null; tool_calls: unknown; finish_reason: string; usage: Record<string, number> };
   required: PythonError | null;
   overflow: PythonError | null;

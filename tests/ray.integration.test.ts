@@ -199,7 +199,14 @@ describe.skipIf(!rayReady || !pythonEnvironmentReady())('the SmolLM2 torch train
   it('steps on the node and its candidate comes to the lab by content, verified', { timeout: 600_000 }, async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'gatelab-ray-torch-'));
     const { recipe: reef } = await loadRecipe(path.join(repoRoot, 'recipes', 'reef-openclawrl-7gpu.yaml'));
-    const runner = { kind: 'ray' as const, address: head.address, python: head.python, control: { bind: '127.0.0.1', port: 0 }, roles: { trainer: { num_cpus: 1 } }, env: {} };
+    const runner = {
+      kind: 'ray' as const,
+      address: head.address,
+      python: head.python,
+      control: { bind: '127.0.0.1', port: 0 },
+      roles: { trainer: { num_cpus: 1 } },
+      env: {},
+    };
     const recipe = { ...reef, trainer: { ...reef.trainer, launcher: 'local' as const }, devices: { ...reef.devices, trainer: 'cpu' as const }, runner };
     const backend = trainerBackend(recipe);
     const placement = rayPlacement(runner, 'trainer', 'cpu');

@@ -72,7 +72,14 @@ describe.skipIf(skipReason !== null)('a vLLM engine as a Ray job (SmolLM2-135M, 
       if (loaded) loads.push([loaded[1] as string, loaded[2] as string]);
       if (jobs.length >= 2 && probe.state === 'running') restarted();
     });
-    const runner = { kind: 'ray' as const, address: head.address, python: head.python, control: { bind: '127.0.0.1', port: 0 }, roles: { probe: { num_cpus: 1 } }, env: {} };
+    const runner = {
+      kind: 'ray' as const,
+      address: head.address,
+      python: head.python,
+      control: { bind: '127.0.0.1', port: 0 },
+      roles: { probe: { num_cpus: 1 } },
+      env: {},
+    };
     const policy = vllmPolicy(recipePolicyForTests(), (p) => p);
     engine = await policy.startEngine({ role: 'probe', placement: rayPlacement(runner, 'probe', 'cpu') });
   }, 1_200_000);

@@ -80,7 +80,11 @@ describe('a run of the embedded recipe (shortened)', () => {
       const transcript = JSON.parse(await readFile(path.join(runDir, e.transcript), 'utf8'));
       expect(transcript.turns.map((t: { version: string }) => t.version)).toEqual(e.versions);
       // Every training sample records the version that produced its reply.
-      const samples = JSON.parse(await readFile(path.join(runDir, e.samples.file), 'utf8')) as { version: string; turn: number; sample: { sessionId: string } }[];
+      const samples = JSON.parse(await readFile(path.join(runDir, e.samples.file), 'utf8')) as {
+        version: string;
+        turn: number;
+        sample: { sessionId: string };
+      }[];
       expect(samples).toHaveLength(e.samples.count);
       for (const s of samples) {
         expect(s.version).toBe(e.versions[s.turn]);
@@ -116,7 +120,9 @@ describe('a run of the embedded recipe (shortened)', () => {
       expect(staged.some((c) => c.type === 'candidate-staged' && s.type === 'trainer-step' && c.version === s.candidate.version)).toBe(true);
     }
     // Every candidate got a decision by the end of the run.
-    const decided = new Set(events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])));
+    const decided = new Set(
+      events.flatMap((e) => (e.type === 'candidate-rejected' || e.type === 'candidate-promoted' || e.type === 'candidate-superseded' ? [e.id] : [])),
+    );
     expect(staged.every((c) => c.type === 'candidate-staged' && decided.has(c.id))).toBe(true);
   });
 
@@ -177,7 +183,15 @@ describe('a resumed run whose sessions are all done', () => {
   it('trains the batches its predecessor left untrained, then completes', async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-run-untrained-'));
     // Manual confirmation: nothing is promoted, so every session was served by base and the pointer stays base.
-    const recipe = await writeTestRecipe(root, { sessions: 3, maxTurns: 3, maxTokens: 48, batchTurns: 4, probeProblems: 2, probeMaxTokens: 64, confirm: 'manual' });
+    const recipe = await writeTestRecipe(root, {
+      sessions: 3,
+      maxTurns: 3,
+      maxTokens: 48,
+      batchTurns: 4,
+      probeProblems: 2,
+      probeMaxTokens: 64,
+      confirm: 'manual',
+    });
     const runDir = await createRun(recipe, path.join(root, 'run'), {});
     const first = await LiveRun.open(runDir);
     try {

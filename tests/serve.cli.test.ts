@@ -17,7 +17,9 @@ const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'gatelab.js');
 // GATELAB_TEST_MODEL_DIR points the test at another build of the policy (as the engine's tests allow).
 const MODEL_DIR = process.env.GATELAB_TEST_MODEL_DIR ?? join(ROOT, 'assets', 'models', 'policy');
-const ask = [{ role: 'user' as const, content: 'My homework is in homework/1.txt. Here it is: "Tom has 3 bags of 5 apples. How many apples?" Can you help me solve it?' }];
+const ask = [
+  { role: 'user' as const, content: 'My homework is in homework/1.txt. Here it is: "Tom has 3 bags of 5 apples. How many apples?" Can you help me solve it?' },
+];
 
 type Served = { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
 

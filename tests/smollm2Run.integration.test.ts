@@ -93,7 +93,10 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
       const decided = (e: JournalEvent) => e.type === 'candidate-promoted' || e.type === 'candidate-rejected' || e.type === 'trainer-step-refused';
       await new Promise<void>((resolve, reject) => {
         // Only a guard against a hang: it fails the run with what the journal says, it times nothing.
-        const guard = setTimeout(() => reject(new Error(`no candidate decided after session ${session}: ${live.journal.events.map((e) => e.type).join(', ')}`)), 1_200_000);
+        const guard = setTimeout(
+          () => reject(new Error(`no candidate decided after session ${session}: ${live.journal.events.map((e) => e.type).join(', ')}`)),
+          1_200_000,
+        );
         const settle = () => {
           clearTimeout(guard);
           stop();

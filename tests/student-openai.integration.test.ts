@@ -46,7 +46,12 @@ describe('a run whose student is an OpenAI-compatible endpoint (the embedded pol
       probeProblems: 2,
       probeMaxTokens: 32,
       confirm: 'manual',
-      student: { kind: 'openai', endpoint: { base_url: `${studentGateway.url}/v1`, model: DEFAULT_MODEL_ID, api_key_env: KEY_ENV }, persona: PERSONA, max_tokens: 64 },
+      student: {
+        kind: 'openai',
+        endpoint: { base_url: `${studentGateway.url}/v1`, model: DEFAULT_MODEL_ID, api_key_env: KEY_ENV },
+        persona: PERSONA,
+        max_tokens: 64,
+      },
     });
     runDir = await createRun(recipe, path.join(root, 'run'), {});
     const run = await LiveRun.open(runDir);

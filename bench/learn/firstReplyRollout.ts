@@ -47,13 +47,7 @@ export function studentReaction(task: Task, verdict: Verdict, seed: number): str
   return complaintFor(violationKinds(verdict), createRng(seed)).text;
 }
 
-export function trainSampleOf(
-  tokenizer: Tokenizer,
-  task: Task,
-  turn: number,
-  reply: GenerateResult,
-  training: TurnTraining,
-): TokenSample | null {
+export function trainSampleOf(tokenizer: Tokenizer, task: Task, turn: number, reply: GenerateResult, training: TurnTraining): TokenSample | null {
   if (training.mode === 'none') return null;
   // Only the embedded engine forces tokens; another engine's reply has none forced.
   const forced = reply.forced ?? reply.tokenIds.map(() => false);

@@ -24,8 +24,16 @@ export async function measureMatmulPeak(threads: number, shapes: ReadonlyArray<{
   try {
     const results: Array<{ m: number; k: number; n: number; gflops: number }> = [];
     for (const { m, k, n } of shapes) {
-      const a = new ort.Tensor('float32', Float32Array.from({ length: m * k }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5), [m, k]);
-      const b = new ort.Tensor('float32', Float32Array.from({ length: k * n }, (_, i) => ((i * 104729) % 1000) / 1000 - 0.5), [k, n]);
+      const a = new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: m * k }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5),
+        [m, k],
+      );
+      const b = new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: k * n }, (_, i) => ((i * 104729) % 1000) / 1000 - 0.5),
+        [k, n],
+      );
       await session.run({ a, b });
       let reps = 0;
       const started = performance.now();

@@ -40,7 +40,7 @@ export function applyVariant(sample: TokenSample, variant: SignalVariant, markdo
       return { ...sample, reward: 0 };
     case 'reward-inverted': {
       // Trained toward what the student rejects: markdown rewarded, plain prose punished.
-      if (markdownReward === undefined) throw new Error('the reward-inverted variant needs the reply\'s markdown reward');
+      if (markdownReward === undefined) throw new Error("the reward-inverted variant needs the reply's markdown reward");
       if (markdownReward === 0) return null;
       const { hintedPromptIds: _teacher, teacherTopLogprobs: _scored, ...rest } = sample;
       return { ...rest, reward: markdownReward };
@@ -91,7 +91,11 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
     await rollout.engine.setAdapter(current === null ? null : { version: current.version, sha256: current.sha256, path: current.path });
     const picked = Array.from({ length: batch }, (_, i) => tasks[((step - 1) * batch + i) % tasks.length] as Task);
     const started = performance.now();
-    const replies = await judgedFirstReplies(rollout, picked, picked.map((_, i) => rolloutSeed(options.seed, step, i)));
+    const replies = await judgedFirstReplies(
+      rollout,
+      picked,
+      picked.map((_, i) => rolloutSeed(options.seed, step, i)),
+    );
     const rolloutSeconds = (performance.now() - started) / 1000;
     const markdown = options.variant === 'reward-inverted' ? towardMarkdownRewards(replies.map((r) => countViolations(r.verdict))) : [];
     const samples = replies.flatMap((r, i) => {

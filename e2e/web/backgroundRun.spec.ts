@@ -13,7 +13,10 @@ test.use({ labFor: 'backgroundRun', viewport: SMALL_WINDOW });
 const runningDone = async (page: Page): Promise<number> => Number(await page.getByTestId('running-link').getAttribute('data-completed'));
 
 test.describe('a live run keeps running in the background (Chromium, browser mode)', () => {
-  test('one click from the top bar to another run\'s waiting candidate while a run runs: the run goes on, its sessions keep completing; back to it, it is live and up to date; Stop', async ({ page, runLab }) => {
+  test("one click from the top bar to another run's waiting candidate while a run runs: the run goes on, its sessions keep completing; back to it, it is live and up to date; Stop", async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(15 * 60_000);
     const problems = watchConsole(page);
     // A run folder with a candidate that passed every probe round (the real gate and probe engine; see preparedRun.ts).
@@ -73,7 +76,9 @@ test.describe('a live run keeps running in the background (Chromium, browser mod
     await expect.poll(async () => Number(await page.getByTestId('session-progress').getAttribute('data-completed'))).toBeGreaterThanOrEqual(doneBefore);
     // It keeps streaming: the next session done shows up here.
     const shown = Number(await page.getByTestId('session-progress').getAttribute('data-completed'));
-    await expect.poll(async () => Number(await page.getByTestId('session-progress').getAttribute('data-completed')), { timeout: 5 * 60_000 }).toBeGreaterThan(shown);
+    await expect
+      .poll(async () => Number(await page.getByTestId('session-progress').getAttribute('data-completed')), { timeout: 5 * 60_000 })
+      .toBeGreaterThan(shown);
 
     await page.getByTestId('stop-button').click();
     await expect(page.getByTestId('run-phase')).toHaveAttribute('data-phase', 'stopped', { timeout: 5 * 60_000 });

@@ -14,9 +14,10 @@ async function openViewer(page: Page, url: string): Promise<void> {
 
 /** The number of vertices of each drawn rate line (linear paths: one M or L per point); the faint per-session lines aside. */
 async function lineVertexCounts(page: Page): Promise<number[]> {
-  const paths = await page.getByTestId('curve-chart').locator('.smoothed-series .recharts-line-curve').evaluateAll((elements) =>
-    elements.map((element) => element.getAttribute('d') ?? ''),
-  );
+  const paths = await page
+    .getByTestId('curve-chart')
+    .locator('.smoothed-series .recharts-line-curve')
+    .evaluateAll((elements) => elements.map((element) => element.getAttribute('d') ?? ''));
   return paths.map((d) => d.match(/[ML]/g)?.length ?? 0);
 }
 

@@ -46,7 +46,9 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
       expect(svg.name).toBe('curve.csv-curve.svg');
       const document = await svgTextsOutside(page, svg.bytes.toString('utf8'));
       expect(document.outside, `the SVG at ${width} px`).toEqual([]);
-      expect(document.texts).toEqual(expect.arrayContaining(['This run: adapted @20', 'Accept (rolling 10)', 'Reef gated run · Qwen3.5-9B · 2026-09-14: accept']));
+      expect(document.texts).toEqual(
+        expect.arrayContaining(['This run: adapted @20', 'Accept (rolling 10)', 'Reef gated run · Qwen3.5-9B · 2026-09-14: accept']),
+      );
       expect([pixels.width, pixels.height]).toEqual([document.width * 2, document.height * 2]);
       if (width === SMALL_WINDOW.width) {
         await shootBothThemes(page, 'web-curve-markers-right-edge', async () => {
@@ -58,7 +60,10 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
     expect(problems).toEqual([]);
   });
 
-  test("the Reef overlay stays visible on this run's line at the same value, and the tooltip names it as the legend does; the EMA columns are named for what they are", async ({ page, runLab }) => {
+  test("the Reef overlay stays visible on this run's line at the same value, and the tooltip names it as the legend does; the EMA columns are named for what they are", async ({
+    page,
+    runLab,
+  }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     await page.getByTestId('open-run-input').setInputFiles(ADAPTING_CURVE);
@@ -71,7 +76,9 @@ test.describe('curves that never clip (browser mode, Chromium)', () => {
     await expect(chart.locator('.reference-series .recharts-line-curve')).toHaveCount(1);
     // Both rates are 0 over the first sessions: the dashed reference is painted over this run's lines, not under them.
     const order = await chart.evaluate((frame) =>
-      [...frame.querySelectorAll('path.recharts-line-curve')].map((path) => (path.closest('.reference-series') !== null ? 'reference' : path.closest('.smoothed-series') !== null ? 'run' : 'raw')),
+      [...frame.querySelectorAll('path.recharts-line-curve')].map((path) =>
+        path.closest('.reference-series') !== null ? 'reference' : path.closest('.smoothed-series') !== null ? 'run' : 'raw',
+      ),
     );
     expect(order.lastIndexOf('run')).toBeGreaterThanOrEqual(0);
     expect(order.indexOf('reference')).toBeGreaterThan(order.lastIndexOf('run'));
@@ -138,9 +145,13 @@ test.describe('a run whose serving moved after its last session (browser mode, C
       floors: { gold_rate: 0, answered_rate: 0 },
     });
     const runDir = join(runLab.runsDir, RUN_ID);
-    await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'bin', 'gatelab.js'), 'run', '--recipe', recipe, '--seed', '3', '--sessions', '2', '--confirm', 'manual', '--out', runDir], {
-      cwd: REPO_ROOT,
-    });
+    await promisify(execFile)(
+      process.execPath,
+      [join(REPO_ROOT, 'bin', 'gatelab.js'), 'run', '--recipe', recipe, '--seed', '3', '--sessions', '2', '--confirm', 'manual', '--out', runDir],
+      {
+        cwd: REPO_ROOT,
+      },
+    );
     // …then, with no session after them, a promotion and a rollback.
     await decideAfterLastSession(runDir);
   });
@@ -172,7 +183,10 @@ test.describe('a run whose serving moved after its last session (browser mode, C
     expect(problems).toEqual([]);
   });
 
-  test('compare: four runs (one picked as a folder, with its journal) overlaid and side by side per metric, a table of the runs, nothing cut in the view or the PNG', async ({ page, runLab }) => {
+  test('compare: four runs (one picked as a folder, with its journal) overlaid and side by side per metric, a table of the runs, nothing cut in the view or the PNG', async ({
+    page,
+    runLab,
+  }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     await page.getByTestId('tab-viewer').click();
@@ -203,7 +217,7 @@ test.describe('a run whose serving moved after its last session (browser mode, C
       const document = await svgTextsOutside(page, (await download(page, view.getByTestId('export-svg'))).bytes.toString('utf8'));
       expect(document.outside, `the compare SVG at ${width} px`).toEqual([]);
       expect(document.texts).toEqual(expect.arrayContaining(['Reef gated run · Qwen3.5-9B · 2026-09-14', 'adapting-run', RUN_ID, `${RUN_ID} (2)`]));
-      expect(document.texts.join(' ')).toContain('smoothing: rolling 10 (curve.csv\'s columns)');
+      expect(document.texts.join(' ')).toContain("smoothing: rolling 10 (curve.csv's columns)");
     }
     await page.setViewportSize(SMALL_WINDOW);
 

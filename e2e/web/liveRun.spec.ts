@@ -29,14 +29,20 @@ test.use({ labFor: 'liveRun' });
 test.describe.configure({ mode: 'serial' });
 
 test.describe('the run UI in browser mode (Chromium), on the embedded recipe', () => {
-  test('candidates awaiting a person: impossible to miss; an injection builds in the background while Confirm works; the stale one can only be rejected; rollback through the dialog', async ({ page, runLab }) => {
+  test('candidates awaiting a person: impossible to miss; an injection builds in the background while Confirm works; the stale one can only be rejected; rollback through the dialog', async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(8 * 60_000);
     const problems = watchConsole(page);
     // The state a short run cannot reach in minutes, prepared by the real gate and probe engine: two
     // no-op adapters (LoRA B = 0) staged through three paired probe rounds each (floors lifted, see preparedRun.ts).
     const recipe = await writePreparedEmbeddedRecipe();
     const prepared = await prepareAwaitingConfirmRun(recipe, join(runLab.runsDir, 'prepared-confirm'), { sessions: 2 }, 2);
-    expect(prepared.candidates.map((c) => c.state), JSON.stringify(prepared.candidates)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
+    expect(
+      prepared.candidates.map((c) => c.state),
+      JSON.stringify(prepared.candidates),
+    ).toEqual(['awaiting-confirm', 'awaiting-confirm']);
 
     await page.setViewportSize(SMALL_WINDOW);
     await page.goto(runLab.url);
@@ -160,7 +166,10 @@ test.describe('the run UI in browser mode (Chromium), on the embedded recipe', (
     expect(problems).toEqual([]);
   });
 
-  test('a real run of the embedded recipe with every bad kind injected: the requests queue, the page stays live, pause / stop / resume, all six rejected with serving unchanged; its curve.csv and gate.csv open in the viewer', async ({ page, runLab }) => {
+  test('a real run of the embedded recipe with every bad kind injected: the requests queue, the page stays live, pause / stop / resume, all six rejected with serving unchanged; its curve.csv and gate.csv open in the viewer', async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(20 * 60_000);
     const problems = watchConsole(page);
     await page.setViewportSize(SMALL_WINDOW);

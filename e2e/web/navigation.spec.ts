@@ -45,7 +45,10 @@ function sessionGaps(events: readonly JournalLine[]): { session: number; seconds
 }
 
 test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
-  test('the Start page: the runnable recipe and Start run in view without scrolling, in both themes; a recipe that cannot run here is one line; a bad folder path is answered beside its input', async ({ page, runLab }) => {
+  test('the Start page: the runnable recipe and Start run in view without scrolling, in both themes; a recipe that cannot run here is one line; a bad folder path is answered beside its input', async ({
+    page,
+    runLab,
+  }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     await expect(page.getByTestId('start-view')).toBeVisible();
@@ -79,7 +82,10 @@ test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
     });
   });
 
-  test('a candidate waiting in any run counts everywhere: the top bar, the window title, one click to it; the run page opens at its top, its header stays in view; a rejected candidate says what happened to it', async ({ page, runLab }) => {
+  test('a candidate waiting in any run counts everywhere: the top bar, the window title, one click to it; the run page opens at its top, its header stays in view; a rejected candidate says what happened to it', async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(8 * 60_000);
     const problems = watchConsole(page);
     // Two runs with candidates that passed every probe round (the real gate and probe engine; see preparedRun.ts).
@@ -168,7 +174,10 @@ test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
     expect(problems).toEqual([]);
   });
 
-  test('a real run: the blank seed names the folder by the seed that ran; the ETA leaves a pause out; a finished run\'s Elapsed stays put and its button says Open', async ({ page, runLab }) => {
+  test("a real run: the blank seed names the folder by the seed that ran; the ETA leaves a pause out; a finished run's Elapsed stays put and its button says Open", async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(15 * 60_000);
     const problems = watchConsole(page);
     // A test before in this lab left a run on screen: the page switches to it once it has the lab's state; wait for that.
@@ -204,7 +213,9 @@ test.describe('navigation at 1280×720 in browser mode (Chromium)', () => {
     const etaTitle = (await page.getByTestId('progress-eta').locator('..').getAttribute('title', { timeout: 10_000 })) ?? '';
     const perSession = seconds(/^(.*) per session/.exec(etaTitle)?.[1] ?? etaTitle);
     // Shown in whole seconds; the pause (≥ 15 s over 5 sessions) would add at least 3 s.
-    expect.soft(perSession, `${etaTitle}; sessions took ${JSON.stringify(gaps)} with a pause of at least ${pauseSeconds} s`).toBeLessThanOrEqual(withoutPause + 1);
+    expect
+      .soft(perSession, `${etaTitle}; sessions took ${JSON.stringify(gaps)} with a pause of at least ${pauseSeconds} s`)
+      .toBeLessThanOrEqual(withoutPause + 1);
 
     // Elapsed is the run's session time: a decision after the run ended does not add to it.
     const elapsed = (await page.getByTestId('progress-elapsed').textContent()) ?? '';

@@ -37,8 +37,11 @@ async function dragAcross(page: Page, chart: Locator, from: number, to: number, 
 
 let runId = '';
 
-test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () => {
-  test('curves as TensorBoard users expect: smoothing with the raw series kept, exact values on hover, zoom and reset, PNG and CSV', async ({ page, runLab }) => {
+test.describe("the run's full story in browser mode (Chromium, 1280×720)", () => {
+  test('curves as TensorBoard users expect: smoothing with the raw series kept, exact values on hover, zoom and reset, PNG and CSV', async ({
+    page,
+    runLab,
+  }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     await page.getByTestId('tab-viewer').click();
@@ -51,7 +54,10 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
     await expect(chart.locator('.raw-series .recharts-line-curve')).toHaveCount(4);
 
     // Hover: the exact values of the session under the pointer, as the file has them.
-    const reef = readFileSync(join(REFERENCE_DIR, 'curve.csv'), 'utf8').trim().split('\n').map((line) => line.split(','));
+    const reef = readFileSync(join(REFERENCE_DIR, 'curve.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
     const column = (name: string) => reef[0]!.indexOf(name);
     await chart.scrollIntoViewIfNeeded();
     const at5 = await sessionX(chart, 5, 0, 36);
@@ -100,7 +106,10 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
     expect(problems).toEqual([]);
   });
 
-  test('a real run: the workers panel (a killed worker shown while its supervisor restarts it), the sessions table, the transcript drawer, the curve exported as curve.csv', async ({ page, runLab }) => {
+  test('a real run: the workers panel (a killed worker shown while its supervisor restarts it), the sessions table, the transcript drawer, the curve exported as curve.csv', async ({
+    page,
+    runLab,
+  }) => {
     test.setTimeout(12 * 60_000);
     const problems = watchConsole(page);
     await page.goto(runLab.url);
@@ -185,7 +194,7 @@ test.describe('the run\'s full story in browser mode (Chromium, 1280×720)', () 
     expect(problems).toEqual([]);
   });
 
-  test('two runs compared: one from the run folders, one picked as a folder with Open run…, each labelled by its run\'s name', async ({ page, runLab }) => {
+  test("two runs compared: one from the run folders, one picked as a folder with Open run…, each labelled by its run's name", async ({ page, runLab }) => {
     const problems = watchConsole(page);
     await page.goto(runLab.url);
     // The page switches to the lab's run once it has fetched it: wait for that before leaving it.

@@ -18,13 +18,15 @@ export async function clippedElements(page: Page, allowScroll: readonly string[]
     if (main === null) return ['no main pane'];
     const right = main.getBoundingClientRect().right;
     const out: string[] = [];
-    const name = (el: Element) => `${el.tagName.toLowerCase()}${el.getAttribute('data-testid') ? `[data-testid=${el.getAttribute('data-testid')}]` : ''}.${[...el.classList].join('.')}`;
+    const name = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.getAttribute('data-testid') ? `[data-testid=${el.getAttribute('data-testid')}]` : ''}.${[...el.classList].join('.')}`;
     for (const el of main.querySelectorAll('*')) {
       if (!(el instanceof HTMLElement) || el.offsetParent === null) continue;
       if (allowed.some((selector) => el.closest(selector) !== null)) continue;
       const style = getComputedStyle(el);
       const hides = style.overflowX !== 'visible';
-      if (hides && el.scrollWidth > el.clientWidth + 1 && style.textOverflow !== 'ellipsis') out.push(`${name(el)}: content ${el.scrollWidth}px in ${el.clientWidth}px`);
+      if (hides && el.scrollWidth > el.clientWidth + 1 && style.textOverflow !== 'ellipsis')
+        out.push(`${name(el)}: content ${el.scrollWidth}px in ${el.clientWidth}px`);
       const box = el.getBoundingClientRect();
       if (box.width > 0 && box.right > right + 1) out.push(`${name(el)}: reaches ${Math.round(box.right)}px, the pane ends at ${Math.round(right)}px`);
     }

@@ -12,7 +12,10 @@ test.use({ labFor: 'smollm2Run', viewport: { width: 1280, height: 720 } });
 
 const RECIPE = 'smollm2-135m-cpu';
 
-test('the SmolLM2 recipe from the Start page: the workers panel shows the vLLM servers and the torch trainer, a session is served by vLLM, Stop', async ({ page, runLab }) => {
+test('the SmolLM2 recipe from the Start page: the workers panel shows the vLLM servers and the torch trainer, a session is served by vLLM, Stop', async ({
+  page,
+  runLab,
+}) => {
   test.setTimeout(40 * 60_000);
   const problems = watchConsole(page);
   await page.goto(runLab.url);

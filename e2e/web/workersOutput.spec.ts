@@ -9,7 +9,10 @@ import { watchConsole } from './watchConsole';
 // the lab log — on a real run of the embedded recipe, in Chromium.
 test.use({ labFor: 'workersOutput', viewport: SMALL_WINDOW });
 
-test('a worker\'s output tail in the Workers panel and its file in the run folder; a SIGKILLed worker\'s crash and restart in the lab log', async ({ page, runLab }) => {
+test("a worker's output tail in the Workers panel and its file in the run folder; a SIGKILLed worker's crash and restart in the lab log", async ({
+  page,
+  runLab,
+}) => {
   test.setTimeout(8 * 60_000);
   const problems = watchConsole(page);
   await page.goto(runLab.url);

@@ -28,9 +28,7 @@ describe('the renderer boundary', () => {
   test('no Node built-ins, no electron, no lab internals', () => {
     const offending = imports.filter(
       ({ spec }) =>
-        spec.startsWith('node:') ||
-        ['fs', 'path', 'child_process', 'os', 'crypto', 'electron', 'ws'].includes(spec) ||
-        /\/src\/(?!contract(\/|$))/.test(spec),
+        spec.startsWith('node:') || ['fs', 'path', 'child_process', 'os', 'crypto', 'electron', 'ws'].includes(spec) || /\/src\/(?!contract(\/|$))/.test(spec),
     );
     expect(offending).toEqual([]);
   });

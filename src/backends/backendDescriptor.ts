@@ -104,7 +104,9 @@ export function policyPart<S extends SectionSchema<PolicySection>>(part: Typed<S
   return { ...part, create: (section, context) => part.create(part.section.parse(section), context) };
 }
 
-export function trainerPart<S extends SectionSchema<TrainerSection>>(part: Typed<S, TrainerContext, TrainerBackend> & { trains: readonly string[] }): TrainerPart {
+export function trainerPart<S extends SectionSchema<TrainerSection>>(
+  part: Typed<S, TrainerContext, TrainerBackend> & { trains: readonly string[] },
+): TrainerPart {
   return { ...part, create: (section, context) => part.create(part.section.parse(section), context) };
 }
 

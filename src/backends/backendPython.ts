@@ -57,7 +57,9 @@ export type FoundPython = { python: string } | { missing: string };
  */
 export function findBackendPython(python: BackendPython, env: Env = process.env): FoundPython {
   const override = env[python.interpreterVariable];
-  const candidates = override ? [override] : [venvInterpreter(path.join(gatelabHome(env), python.name)), venvInterpreter(path.join(gatelabHome(env), 'python'))];
+  const candidates = override
+    ? [override]
+    : [venvInterpreter(path.join(gatelabHome(env), python.name)), venvInterpreter(path.join(gatelabHome(env), 'python'))];
   for (const interpreter of candidates) {
     if (existsSync(interpreter) && venvHasModule(interpreter, python.module)) return { python: interpreter };
   }

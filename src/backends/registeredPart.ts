@@ -6,6 +6,9 @@ import { backendRoleWords, type BackendRegistry } from './registry';
 export function registeredPart<R extends BackendRole>(registry: BackendRegistry, role: R, kind: string): NonNullable<BackendDescriptor[R]> {
   const part = registry.part(role, kind);
   if (part) return part;
-  const known = registry.kinds(role).map((k) => `'${k}'`).join(', ');
+  const known = registry
+    .kinds(role)
+    .map((k) => `'${k}'`)
+    .join(', ');
   throw new BackendUnavailableError([`this build has no ${backendRoleWords[role]} of kind '${kind}' (it has ${known})`]);
 }

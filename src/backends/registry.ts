@@ -105,13 +105,6 @@ function unknownKind(section: unknown): string {
 }
 
 /** The registry of this build. */
-export const backendRegistry = new BackendRegistry([
-  embeddedBackend,
-  vllmBackend,
-  sglangBackend,
-  torchBackend,
-  scriptedStudentBackend,
-  openAiStudentBackend,
-]);
+export const backendRegistry = new BackendRegistry([embeddedBackend, vllmBackend, sglangBackend, torchBackend, scriptedStudentBackend, openAiStudentBackend]);
 
 export { ROLE_WORDS as backendRoleWords };

@@ -1,20 +1,11 @@
-import type {
-  EventPayload,
-  LabEventName,
-  LabMethodName,
-  MethodParams,
-  MethodResult,
-  ParsedParams,
-} from './channels';
+import type { EventPayload, LabEventName, LabMethodName, MethodParams, MethodResult, ParsedParams } from './channels';
 import type { LabEnvelope } from './errors';
 
 type DomainOf<M extends string> = M extends `${infer D}.${string}` ? D : never;
 type MethodOf<M extends string, D extends string> = M extends `${D}.${infer Name}` ? Name : never;
 
 /** Methods whose params object may be empty can be called without an argument. */
-type CallArgs<M extends LabMethodName> = Record<never, never> extends MethodParams<M>
-  ? [params?: MethodParams<M>]
-  : [params: MethodParams<M>];
+type CallArgs<M extends LabMethodName> = Record<never, never> extends MethodParams<M> ? [params?: MethodParams<M>] : [params: MethodParams<M>];
 
 /**
  * What the renderer programs against: `lab.runs.openReference({ id })`.

@@ -31,7 +31,15 @@ export const LAB_METHOD_CHANNELS = [
 ] as const;
 
 /** The channels a renderer may subscribe to. */
-export const LAB_EVENT_CHANNELS = ['lab.log', 'runs.loaded', 'labRuns.changed', 'labRuns.awaitingChanged', 'labRuns.runningChanged', 'labRuns.reviewRequested', 'workers.changed'] as const;
+export const LAB_EVENT_CHANNELS = [
+  'lab.log',
+  'runs.loaded',
+  'labRuns.changed',
+  'labRuns.awaitingChanged',
+  'labRuns.runningChanged',
+  'labRuns.reviewRequested',
+  'workers.changed',
+] as const;
 
 export type LabMethodChannel = (typeof LAB_METHOD_CHANNELS)[number];
 export type LabEventChannel = (typeof LAB_EVENT_CHANNELS)[number];

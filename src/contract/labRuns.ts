@@ -18,7 +18,15 @@ import { TRAINING_MODES } from '../core/judge/trainDispatch';
 import { servedVersionSchema, sha256Schema } from '../core/weights/weightIds';
 import { RUN_PHASES } from './runPhases';
 
-export { BAD_CANDIDATE_KINDS, CANDIDATE_STATES, GATED_METRICS, REJECTION_CODES, type BadCandidateKind, type CandidateStateName, type GatedMetric } from '../core/gate/candidateVocabulary';
+export {
+  BAD_CANDIDATE_KINDS,
+  CANDIDATE_STATES,
+  GATED_METRICS,
+  REJECTION_CODES,
+  type BadCandidateKind,
+  type CandidateStateName,
+  type GatedMetric,
+} from '../core/gate/candidateVocabulary';
 export { MARKER_KINDS, REJECT_REASONS, type MarkerKind } from '../core/judge/criterion';
 export { TRAINING_MODES } from '../core/judge/trainDispatch';
 
@@ -476,12 +484,13 @@ export const labRunsMethods = {
     result: z.strictObject({ run: RunView.nullable() }),
   },
   'labRuns.list': {
-    summary: 'The run folders in the lab\'s runs folder, newest first.',
+    summary: "The run folders in the lab's runs folder, newest first.",
     params: z.strictObject({}),
     result: z.strictObject({ runsDir: z.string(), runs: z.array(RunFolderInfo) }),
   },
   'labRuns.awaiting': {
-    summary: 'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as labRuns.awaitingChanged.',
+    summary:
+      'Every candidate awaiting a person across the runs the lab follows (its runs folder and the folders opened here); changes arrive as labRuns.awaitingChanged.',
     params: z.strictObject({}),
     result: AwaitingView,
   },
@@ -503,7 +512,7 @@ export const labRunsMethods = {
   },
   'labRuns.pause': {
     summary:
-      'Pause the live run after the session in progress: no new session starts, while serving, the trainer\'s step in flight and the gate go on. Resume continues it.',
+      "Pause the live run after the session in progress: no new session starts, while serving, the trainer's step in flight and the gate go on. Resume continues it.",
     params: z.strictObject({}),
     result: RunView,
   },
@@ -524,7 +533,7 @@ export const labRunsMethods = {
   },
   'labRuns.inject': {
     summary:
-      'Ask for a deliberately bad candidate of one of the six kinds: it is built in the background (queued behind any other request) and staged through the gate like any other. Answers at once with the request; it and its candidate arrive in the run\'s updates.',
+      "Ask for a deliberately bad candidate of one of the six kinds: it is built in the background (queued behind any other request) and staged through the gate like any other. Answers at once with the request; it and its candidate arrive in the run's updates.",
     params: z.strictObject({ kind: z.enum(BAD_CANDIDATE_KINDS) }),
     result: z.strictObject({ injection: InjectionView, servingBefore: ServingPointerView }),
   },
@@ -535,7 +544,7 @@ export const labRunsMethods = {
   },
   'labRuns.openCurve': {
     summary:
-      'Load a run folder\'s curve.csv (and gate.csv) as the curve viewer does, titled by the folder\'s name: to view it, or to compare it with other runs.',
+      "Load a run folder's curve.csv (and gate.csv) as the curve viewer does, titled by the folder's name: to view it, or to compare it with other runs.",
     params: z.union([
       z.strictObject({ runId, purpose: z.enum(['view', 'compare']).default('view') }),
       z.strictObject({ path: z.string().min(1).max(4096), purpose: z.enum(['view', 'compare']).default('view') }),
@@ -548,7 +557,7 @@ export const labRunsMethods = {
     result: TranscriptView,
   },
   'labRuns.probeReplies': {
-    summary: 'The probe replies of one round of a candidate, paired with serving\'s on the same problems and seeds, with verdicts.',
+    summary: "The probe replies of one round of a candidate, paired with serving's on the same problems and seeds, with verdicts.",
     params: z.strictObject({ candidate: candidateId, round: z.int().positive().max(100) }),
     result: z.strictObject({ candidate: candidateId, round: z.int().positive(), seed: count, servingVersion: versionId, pairs: z.array(ProbePair) }),
   },

@@ -25,7 +25,10 @@ export const SETTLING_PHASES = ['starting', 'stopping'] as const satisfies reado
 /** A pause was asked for (the session in progress finishing) or reached. */
 export const PAUSE_PHASES = ['pausing', 'paused'] as const satisfies readonly RunPhase[];
 
-const member = (group: readonly RunPhase[]) => (phase: RunPhase): boolean => group.includes(phase);
+const member =
+  (group: readonly RunPhase[]) =>
+  (phase: RunPhase): boolean =>
+    group.includes(phase);
 
 export const isLivePhase = member(LIVE_PHASES);
 export const inSessionLoop = member(SESSION_LOOP_PHASES);

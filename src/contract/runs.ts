@@ -154,8 +154,7 @@ export const runsMethods = {
     result: z.strictObject({ published: PublishedResult, runs: z.array(ReferenceRunInfo) }),
   },
   'runs.openReference': {
-    summary:
-      'Load a shipped reference run (its hashes are checked first), to view it or to draw it behind another run as an overlay.',
+    summary: 'Load a shipped reference run (its hashes are checked first), to view it or to draw it behind another run as an overlay.',
     params: z.strictObject({
       id: z.string().min(1).max(200),
       purpose: z.enum(['view', 'overlay']).default('view'),
@@ -164,7 +163,7 @@ export const runsMethods = {
   },
   'runs.openFiles': {
     summary:
-      'Load a run from the text of its curve.csv and, optionally, its gate.csv (told apart by their headers): to view it, or to compare it, under its run\'s name when the renderer knows it.',
+      "Load a run from the text of its curve.csv and, optionally, its gate.csv (told apart by their headers): to view it, or to compare it, under its run's name when the renderer knows it.",
     params: z.strictObject({
       files: z.array(RunFileText).min(1).max(2),
       purpose: z.enum(['view', 'compare']).default('view'),

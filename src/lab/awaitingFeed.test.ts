@@ -18,13 +18,34 @@ const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 2, 0, s)).toISOString()
 function awaitingCandidate(seq: number, id: string, version: string): JournalEvent[] {
   const sha256 = version.slice(3, 11).repeat(8);
   const events: JournalEvent[] = [
-    { seq, at: at(seq), type: 'candidate-staged', id, version, sha256, blob: `weights/blobs/${id}.safetensors`, source: { kind: 'inject', badKind: 'random-noise' } },
+    {
+      seq,
+      at: at(seq),
+      type: 'candidate-staged',
+      id,
+      version,
+      sha256,
+      blob: `weights/blobs/${id}.safetensors`,
+      source: { kind: 'inject', badKind: 'random-noise' },
+    },
     { seq: seq + 1, at: at(seq + 1), type: 'candidate-verified', id, evidence: {} },
   ];
   for (const round of [1, 2, 3]) {
     const s = events.length + seq;
     events.push({ seq: s, at: at(s), type: 'candidate-probing', id, round, seed: round });
-    events.push({ seq: s + 1, at: at(s + 1), type: 'probe-round', id, round, seed: round, passed: true, failing: [], candidate: metrics, serving: { ...metrics, version: 'base' }, replies: `gate/${id}/r${round}.json` });
+    events.push({
+      seq: s + 1,
+      at: at(s + 1),
+      type: 'probe-round',
+      id,
+      round,
+      seed: round,
+      passed: true,
+      failing: [],
+      candidate: metrics,
+      serving: { ...metrics, version: 'base' },
+      replies: `gate/${id}/r${round}.json`,
+    });
   }
   const s = events.length + seq;
   events.push({ seq: s, at: at(s), type: 'candidate-awaiting-confirm', id });
@@ -55,7 +76,11 @@ describe('the lab-wide list of waiting candidates', () => {
     const a = await runFolder(runsDir, 'run-a', [started('run-a'), ...awaitingCandidate(1, 'c1', 'v0-aaaaaaaa')]);
     await runFolder(runsDir, 'run-quiet', [started('run-quiet')]);
     await mkdir(path.join(runsDir, 'not-a-run'));
-    const b = await runFolder(elsewhere, 'run-b', [started('run-b'), ...awaitingCandidate(1, 'c1', 'v0-bbbbbbbb'), ...awaitingCandidate(10, 'c2', 'v0-cccccccc')]);
+    const b = await runFolder(elsewhere, 'run-b', [
+      started('run-b'),
+      ...awaitingCandidate(1, 'c1', 'v0-bbbbbbbb'),
+      ...awaitingCandidate(10, 'c2', 'v0-cccccccc'),
+    ]);
 
     const events = createLabEventBus();
     const sent: AwaitingView[] = [];
@@ -64,7 +89,10 @@ describe('the lab-wide list of waiting candidates', () => {
     });
     const feed = createAwaitingFeed({ runsDir, events, pollMs: 60_000 });
     try {
-      expect(await feed.view()).toMatchObject({ total: 1, runs: [{ runId: 'run-a', runDir: a, candidates: [{ id: 'c1', version: 'v0-aaaaaaaa', passedRounds: 3, probedAgainst: 'base', since: at(9) }] }] });
+      expect(await feed.view()).toMatchObject({
+        total: 1,
+        runs: [{ runId: 'run-a', runDir: a, candidates: [{ id: 'c1', version: 'v0-aaaaaaaa', passedRounds: 3, probedAgainst: 'base', since: at(9) }] }],
+      });
       // A folder opened by path is followed too.
       feed.follow(b);
       const both = await feed.view();
@@ -76,7 +104,10 @@ describe('the lab-wide list of waiting candidates', () => {
       // Unchanged: no event; a person rejects run-a's c1 (in any process): one event with what is left.
       await feed.refresh();
       expect(sent).toHaveLength(2);
-      await appendFile(path.join(a, 'journal.jsonl'), lines([{ seq: 10, at: at(30), type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: 'no' }, pointer: base }]));
+      await appendFile(
+        path.join(a, 'journal.jsonl'),
+        lines([{ seq: 10, at: at(30), type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: 'no' }, pointer: base }]),
+      );
       await feed.refresh();
       expect(sent).toHaveLength(3);
       expect(sent.at(-1)).toMatchObject({ total: 2, runs: [{ runId: 'run-b' }] });

@@ -70,8 +70,17 @@ describe('the run this lab runs and the run on screen', () => {
     const events: JournalEvent[] = [
       { seq: 0, at, type: 'run-started', runId: 'r', recipeFile: 'x', recipe, baseVersion: base },
       {
-        seq: 1, at, type: 'session-completed', session: 0, taskId: 'hw-0', accepted: true, turns: 2, versions: ['base'], transcript: 'x',
-        samples: { file: 'x', sha256: 'c'.repeat(64), count: 2 }, curve: {},
+        seq: 1,
+        at,
+        type: 'session-completed',
+        session: 0,
+        taskId: 'hw-0',
+        accepted: true,
+        turns: 2,
+        versions: ['base'],
+        transcript: 'x',
+        samples: { file: 'x', sha256: 'c'.repeat(64), count: 2 },
+        curve: {},
       },
     ] as JournalEvent[];
     expect(runningView({ runDir: '/runs/live-seed1', phase: 'running', events })).toEqual({

@@ -50,13 +50,20 @@ export class GateRequests {
 
   async rollback(version: string): Promise<{ servingBefore: ServingPointerView; servingAfter: ServingPointerView }> {
     const before = pointerOf(this.deps.current());
-    await this.deps.route(this.deps.current(), { action: 'rollback', version }, { here: async (run: LiveRun) => run.rollback(version), there: () => undefined });
+    await this.deps.route(
+      this.deps.current(),
+      { action: 'rollback', version },
+      { here: async (run: LiveRun) => run.rollback(version), there: () => undefined },
+    );
     const after = pointerOf(this.deps.current());
     this.deps.log(`Rolled serving back: ${before.version} → ${after.version}.`);
     return { servingBefore: before, servingAfter: after };
   }
 
-  async probeReplies(candidate: string, round: number): Promise<{ candidate: string; round: number; seed: number; servingVersion: string; pairs: ProbePair[] }> {
+  async probeReplies(
+    candidate: string,
+    round: number,
+  ): Promise<{ candidate: string; round: number; seed: number; servingVersion: string; pairs: ProbePair[] }> {
     const c = this.deps.current();
     const event = c.events.find((e) => e.type === 'probe-round' && e.id === candidate && e.round === round);
     if (!event || event.type !== 'probe-round') throw new LabError('not-found', `no probe round ${round} of ${candidate} in this run`);

@@ -32,7 +32,10 @@ describe('injection requests', () => {
     expect(second).toMatchObject({ id: 'i2', state: 'queued', queuePosition: 0 });
 
     await builder.startedCount(1);
-    expect(queue.list().map((i) => [i.id, i.state, i.queuePosition])).toEqual([['i1', 'building', null], ['i2', 'queued', 0]]);
+    expect(queue.list().map((i) => [i.id, i.state, i.queuePosition])).toEqual([
+      ['i1', 'building', null],
+      ['i2', 'queued', 0],
+    ]);
     builder.started[0]!.finish('c7');
     await builder.startedCount(2);
     expect(builder.started.map((s) => s.kind)).toEqual(['reward-inverted', 'nan-inf']);

@@ -11,16 +11,42 @@ const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 function journal(entries: ((seq: number) => JournalEvent)[]): JournalEvent[] {
   return entries.map((make, seq) => make(seq));
 }
-const started = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-started', runId: 'r', recipeFile: 'x', recipe: {}, baseVersion: base });
-const resumed = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-resumed', pid: 1 });
-const paused = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-paused' });
-const continued = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-continued' });
-const completedRun = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-completed', wallSeconds: s });
-const rejected = (s: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: 'x' }, pointer: base });
-const session = (s: number, n: number, turns: number) => (seq: number): JournalEvent => ({
-  seq, at: t(s), type: 'session-completed', session: n, taskId: `hw-${n}`, accepted: false, turns: 2, versions: ['base'], transcript: 'x', samples: { file: 'x', sha256: 'c'.repeat(64), count: turns }, curve: {},
-});
-const step = (s: number, n: number, through: number) => (seq: number): JournalEvent => ({ seq, at: t(s), type: 'trainer-step', step: n, samplesThrough: through, samples: 4, stats: {}, candidate });
+const started =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-started', runId: 'r', recipeFile: 'x', recipe: {}, baseVersion: base });
+const resumed =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-resumed', pid: 1 });
+const paused =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-paused' });
+const continued =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-continued' });
+const completedRun =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'run-completed', wallSeconds: s });
+const rejected =
+  (s: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: 'x' }, pointer: base });
+const session =
+  (s: number, n: number, turns: number) =>
+  (seq: number): JournalEvent => ({
+    seq,
+    at: t(s),
+    type: 'session-completed',
+    session: n,
+    taskId: `hw-${n}`,
+    accepted: false,
+    turns: 2,
+    versions: ['base'],
+    transcript: 'x',
+    samples: { file: 'x', sha256: 'c'.repeat(64), count: turns },
+    curve: {},
+  });
+const step =
+  (s: number, n: number, through: number) =>
+  (seq: number): JournalEvent => ({ seq, at: t(s), type: 'trainer-step', step: n, samplesThrough: through, samples: 4, stats: {}, candidate });
 
 describe('the progress line', () => {
   test('seconds per session: the newest sessions of the latest stretch, the first of a stretch (engines starting) left out', () => {
@@ -42,7 +68,7 @@ describe('the progress line', () => {
     expect(runProgress(events, recipe, true, false).sessionSince).toBeNull();
   });
 
-  test('a finished run\'s session time stays put: a decision after the run ended adds nothing', () => {
+  test("a finished run's session time stays put: a decision after the run ended adds nothing", () => {
     const events = journal([started(0), session(30, 0, 2), session(40, 1, 2), completedRun(45)]);
     expect(sessionSeconds(events)).toBe(40);
     expect(sessionSeconds(journal([started(0), session(30, 0, 2), session(40, 1, 2), completedRun(45), resumed(900), rejected(960)]))).toBe(40);
@@ -54,7 +80,11 @@ describe('the progress line', () => {
     expect(trainerStepInFlight(journal([started(0), session(10, 0, 3), session(20, 1, 2)]), recipe)).toEqual({ step: 1, turns: 4, since: t(20) });
     expect(trainerStepInFlight(journal([started(0), session(10, 0, 3), session(20, 1, 2), step(25, 1, 4)]), recipe)).toBeNull();
     // Two batches were complete: when step 1 lands, step 2 starts at once.
-    expect(trainerStepInFlight(journal([started(0), session(10, 0, 5), session(20, 1, 4), step(25, 1, 4)]), recipe)).toEqual({ step: 2, turns: 4, since: t(25) });
+    expect(trainerStepInFlight(journal([started(0), session(10, 0, 5), session(20, 1, 4), step(25, 1, 4)]), recipe)).toEqual({
+      step: 2,
+      turns: 4,
+      since: t(25),
+    });
   });
 
   test('the trainer step is shown only while the run is live', () => {

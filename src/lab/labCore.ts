@@ -69,8 +69,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
 
   const announce = (run: LoadedRun): LoadedRun => {
     const { summary } = run;
-    const adaptation =
-      summary.adaptationSession === null ? 'adaptation not reached' : `adaptation at session ${summary.adaptationSession}`;
+    const adaptation = summary.adaptationSession === null ? 'adaptation not reached' : `adaptation at session ${summary.adaptationSession}`;
     events.log('info', `Opened ${summary.title}: ${summary.sessionCount} sessions, ${summary.accepted} accepted, ${adaptation}.`);
     for (const warning of run.warnings) events.log('warn', warning);
     events.emit('runs.loaded', summary);
@@ -99,7 +98,8 @@ export function createLabCore(options: LabCoreOptions): LabCore {
           id: `files:${sha256Hex(files.map((f) => f.text).join('\0')).slice(0, 12)}`,
           title: title ?? files.map((f) => f.name).join(' + '),
         });
-        const run = journalFirstLine === undefined ? loaded : { ...loaded, provenance: provenanceOfFirstLine(journalFirstLine, `${title ?? curveName}/journal.jsonl`) };
+        const run =
+          journalFirstLine === undefined ? loaded : { ...loaded, provenance: provenanceOfFirstLine(journalFirstLine, `${title ?? curveName}/journal.jsonl`) };
         if (purpose === 'compare') {
           events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
           return run;

@@ -28,11 +28,28 @@ function everyKindRejected(): JournalEvent[] {
   BAD_CANDIDATE_KINDS.forEach((badKind, i) => {
     const id = `c${i + 1}`;
     const sha256 = String(i + 1).repeat(64);
-    add({ type: 'candidate-staged', id, version: `v0-${sha256.slice(0, 8)}`, sha256, blob: `weights/blobs/${sha256}.safetensors`, source: { kind: 'inject', badKind } });
+    add({
+      type: 'candidate-staged',
+      id,
+      version: `v0-${sha256.slice(0, 8)}`,
+      sha256,
+      blob: `weights/blobs/${sha256}.safetensors`,
+      source: { kind: 'inject', badKind },
+    });
     if (badKind === 'reward-inverted' || badKind === 'collapsed') {
       add({ type: 'candidate-verified', id, evidence: { updateNorm: 3 } });
       add({ type: 'candidate-probing', id, round: 1, seed: 5 });
-      add({ type: 'probe-round', id, round: 1, seed: 5, passed: false, failing: ['pass_rate'], candidate: metrics(0), serving: { ...metrics(0.5), version: 'base' }, replies: `gate/${id}/round-1-seed-5.json` });
+      add({
+        type: 'probe-round',
+        id,
+        round: 1,
+        seed: 5,
+        passed: false,
+        failing: ['pass_rate'],
+        candidate: metrics(0),
+        serving: { ...metrics(0.5), version: 'base' },
+        replies: `gate/${id}/round-1-seed-5.json`,
+      });
       add({ type: 'candidate-rejected', id, reason: { code: 'regression', detail: 'round 1: pass_rate', metric: 'pass_rate' }, pointer: base });
     } else {
       add({ type: 'candidate-rejected', id, reason: { code: verifyCode[badKind], detail: badKind }, pointer: base });
@@ -42,16 +59,33 @@ function everyKindRejected(): JournalEvent[] {
 }
 
 const curve = formatCurveCsv(
-  curveRows([0, 1, 2].map((session) => ({ session, accept: 0, bold: 1, bullets: 0, numbered: 1, no_shown_work: 0, no_gold_answer: 0, turns: 3, first_reply_chars: 400 }))),
+  curveRows(
+    [0, 1, 2].map((session) => ({
+      session,
+      accept: 0,
+      bold: 1,
+      bullets: 0,
+      numbered: 1,
+      no_shown_work: 0,
+      no_gold_answer: 0,
+      turns: 3,
+      first_reply_chars: 400,
+    })),
+  ),
 );
-
 
 describe("the viewer reads the lab's own gate.csv", () => {
   test('a run that rejected every bad kind opens: candidates rejected before probing are "not measured"', () => {
     const gate = gateCsv(everyKindRejected(), 3);
     // Four kinds never reach a probe: their rates are empty cells.
     expect(gate.split('\n').filter((line) => /^0,reject,,,,,/.test(line))).toHaveLength(4);
-    const run = loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'gate.csv', text: gate }], source);
+    const run = loadRunFromTexts(
+      [
+        { name: 'curve.csv', text: curve },
+        { name: 'gate.csv', text: gate },
+      ],
+      source,
+    );
     expect(run.gate?.steps).toHaveLength(6);
     const unmeasured = run.gate?.steps.filter((s) => s.clean_rate === null) ?? [];
     expect(unmeasured).toHaveLength(4);
@@ -65,7 +99,10 @@ describe("the viewer reads the lab's own gate.csv", () => {
 
   test("Reef's gate.csv still opens, every rate measured", () => {
     const dir = join(REPO_ASSETS_DIR, 'reference', '2026-09-14-qwen3.5-9b-gated');
-    const run = loadRunFromTexts(['curve.csv', 'gate.csv'].map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') })), source);
+    const run = loadRunFromTexts(
+      ['curve.csv', 'gate.csv'].map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') })),
+      source,
+    );
     expect(run.gate?.steps).toHaveLength(67);
     expect(run.gate?.steps.every((s) => s.clean_rate !== null && s.best !== null && s.gold_rate !== null && s.answered_rate !== null)).toBe(true);
   });
@@ -74,14 +111,30 @@ describe("the viewer reads the lab's own gate.csv", () => {
     const lines = gateCsv(everyKindRejected(), 3).split('\n');
     // A rate that is not a number.
     const text = lines.map((line, i) => (i === 5 ? line.replace(/^0,reject,/, '0,reject,high') : line)).join('\n');
-    const error = labErrorOf(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
+    const error = labErrorOf(() =>
+      loadRunFromTexts(
+        [
+          { name: 'curve.csv', text: curve },
+          { name: 'g.csv', text },
+        ],
+        source,
+      ),
+    );
     expect(error.code).toBe('invalid-csv');
     expect(error.details).toMatchObject({ file: 'g.csv', line: 6, column: 3, columnName: 'clean_rate' });
   });
 
   test('only a rejection can be unmeasured: a select with an empty rate is refused', () => {
     const text = 'step,outcome,clean_rate,best,answered_rate,gold_rate\n1,reject,,,,\n2,select,0.5,,1.0,0.5\n';
-    const error = labErrorOf(() => loadRunFromTexts([{ name: 'curve.csv', text: curve }, { name: 'g.csv', text }], source));
+    const error = labErrorOf(() =>
+      loadRunFromTexts(
+        [
+          { name: 'curve.csv', text: curve },
+          { name: 'g.csv', text },
+        ],
+        source,
+      ),
+    );
     expect(error.details).toMatchObject({ file: 'g.csv', line: 3, column: 4, columnName: 'best' });
     expect(error.message).toMatch(/a selected candidate must have been measured/);
   });

@@ -73,7 +73,11 @@ export async function openRunFolder(runDir: string, phase: RunPhase, hooks: Open
     error: null,
     update: 0,
     sent: emptySentState(),
-    updates: new ViewUpdates(hooks.batchMs, () => hooks.send(run), (error) => hooks.warn(`run view update failed: ${error.message}`)),
+    updates: new ViewUpdates(
+      hooks.batchMs,
+      () => hooks.send(run),
+      (error) => hooks.warn(`run view update failed: ${error.message}`),
+    ),
     sessionsDone: null,
     injections: new InjectionQueue(
       (kind) => hooks.buildInjection(run, kind),

@@ -72,7 +72,16 @@ export function createReferenceLibrary(referenceDir: string): ReferenceLibrary {
       const infos: ReferenceRunInfo[] = [];
       for (const run of runs) {
         const sessions = sessionCounts.get(run.id) ?? (await open(run.id)).summary.sessionCount;
-        infos.push({ id: run.id, title: run.title, model: run.model, gated: run.gated, date: run.date, description: run.description, outcome: run.outcome, sessions });
+        infos.push({
+          id: run.id,
+          title: run.title,
+          model: run.model,
+          gated: run.gated,
+          date: run.date,
+          description: run.description,
+          outcome: run.outcome,
+          sessions,
+        });
       }
       return { published, runs: infos };
     },

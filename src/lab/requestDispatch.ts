@@ -8,21 +8,14 @@ import type { CallContext, LabEnvelope, LabHandlers, LabMethodName } from '../co
  * contract, and turn every outcome into an envelope. Nothing a caller sends
  * reaches a handler without passing its schema.
  */
-export async function dispatchLabCall(
-  handlers: LabHandlers,
-  channel: unknown,
-  rawParams: unknown,
-  context: CallContext,
-): Promise<LabEnvelope> {
+export async function dispatchLabCall(handlers: LabHandlers, channel: unknown, rawParams: unknown, context: CallContext): Promise<LabEnvelope> {
   if (!isLabMethodName(channel)) {
     return failure(new LabError('not-found', `unknown LabApi method: ${describe(channel)}`));
   }
   const spec = labMethods[channel];
   const params = spec.params.safeParse(rawParams);
   if (!params.success) {
-    return failure(
-      new LabError('invalid-params', `${channel}: ${z.prettifyError(params.error)}`, params.error.issues),
-    );
+    return failure(new LabError('invalid-params', `${channel}: ${z.prettifyError(params.error)}`, params.error.issues));
   }
   try {
     const result = await runHandler(handlers, channel, params.data, context);
@@ -39,12 +32,7 @@ export async function dispatchLabCall(
   }
 }
 
-function runHandler(
-  handlers: LabHandlers,
-  channel: LabMethodName,
-  params: unknown,
-  context: CallContext,
-): Promise<unknown> {
+function runHandler(handlers: LabHandlers, channel: LabMethodName, params: unknown, context: CallContext): Promise<unknown> {
   // The params were parsed by this very method's schema just above.
   const handler = handlers[channel] as (params: unknown, context: CallContext) => Promise<unknown>;
   return handler(params, context);

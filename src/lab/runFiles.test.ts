@@ -10,7 +10,6 @@ const curve = readFileSync(join(dir, 'curve.csv'), 'utf8');
 const gate = readFileSync(join(dir, 'gate.csv'), 'utf8');
 const source = { kind: 'files' as const, id: 'files:test', title: 'test' };
 
-
 describe('loading a run from file texts', () => {
   test('files are told apart by header, whatever their names', () => {
     expect(classifyRunFile({ name: 'x.csv', text: curve })).toBe('curve');

@@ -33,15 +33,12 @@ export function classifyRunFile(file: RunFileText): 'curve' | 'gate' {
  * first problem in any file rejects the whole load with its file, line and
  * column, so the viewer never draws half a run.
  */
-export function loadRunFromTexts(
-  files: readonly RunFileText[],
-  source: { kind: RunSourceKind; id: string; title: string },
-): LoadedRun {
+export function loadRunFromTexts(files: readonly RunFileText[], source: { kind: RunSourceKind; id: string; title: string }): LoadedRun {
   const curves = files.filter((file) => classifyRunFile(file) === 'curve');
   const gates = files.filter((file) => classifyRunFile(file) === 'gate');
   const curveFile = curves[0];
   if (curveFile === undefined) {
-    throw new LabError('invalid-csv', 'No curve.csv among the chosen files: pick a run\'s curve.csv (and its gate.csv).');
+    throw new LabError('invalid-csv', "No curve.csv among the chosen files: pick a run's curve.csv (and its gate.csv).");
   }
   if (curves.length > 1 || gates.length > 1) {
     throw new LabError('invalid-csv', 'Pick one curve.csv and at most one gate.csv of the same run.');

@@ -12,14 +12,7 @@
 // narration (runNarration.ts); a person's requests to the gate are
 // gateRequests.ts's.
 import path from 'node:path';
-import type {
-  BadCandidateKind,
-  RunFolderInfo,
-  RunPatch,
-  RunPhase,
-  RunView,
-  RunningView,
-} from '../contract';
+import type { BadCandidateKind, RunFolderInfo, RunPatch, RunPhase, RunView, RunningView } from '../contract';
 import { isSettling, LabError } from '../contract';
 import { loadRunRecipe } from '../run/recipeSchemas';
 import type { ConfirmMode } from '../core/recipe/recipeSchema';

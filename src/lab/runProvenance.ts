@@ -62,7 +62,10 @@ export function provenanceOfFirstLine(line: string, where: string): RunProvenanc
   try {
     event = journalEventSchema.parse(JSON.parse(line));
   } catch (error) {
-    throw new LabError('not-found', `${where}: its first line is not a journal event (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw new LabError(
+      'not-found',
+      `${where}: its first line is not a journal event (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    );
   }
   if (event.type !== 'run-started') throw new LabError('not-found', `${where} does not start with run-started`);
   return provenanceOfRecipe(event.recipe);

@@ -142,11 +142,7 @@ function uniquePointers(pointers: readonly ServingPointer[]): { version: string;
   return out;
 }
 
-function sessionViews(
-  events: readonly JournalEvent[],
-  curve: ReturnType<typeof runCurve>,
-  details: ReadonlyMap<number, SessionDetail>,
-): SessionView[] {
+function sessionViews(events: readonly JournalEvent[], curve: ReturnType<typeof runCurve>, details: ReadonlyMap<number, SessionDetail>): SessionView[] {
   const rowBySession = new Map(curve.map((row) => [row.session, row]));
   const out: SessionView[] = [];
   for (const e of events) {
@@ -281,7 +277,16 @@ function candidateTimelines(events: readonly JournalEvent[]): Map<string, Candid
         sessions++;
         break;
       case 'candidate-staged':
-        if (pointer) timelines.set(e.id, { stagedAt: e.at, stagedAfterSessions: sessions, servingAtStage: pointer, verifiedAt: null, decidedAt: null, servingAtDecision: null, confirmedBy: null });
+        if (pointer)
+          timelines.set(e.id, {
+            stagedAt: e.at,
+            stagedAfterSessions: sessions,
+            servingAtStage: pointer,
+            verifiedAt: null,
+            decidedAt: null,
+            servingAtDecision: null,
+            confirmedBy: null,
+          });
         break;
       case 'candidate-verified': {
         const t = timelines.get(e.id);

@@ -8,7 +8,11 @@ describe('view update batching', () => {
 
   it('changes within the batch window go out as one send', async () => {
     const sends: number[] = [];
-    const updates = new ViewUpdates(50, async () => void sends.push(sends.length), () => undefined);
+    const updates = new ViewUpdates(
+      50,
+      async () => void sends.push(sends.length),
+      () => undefined,
+    );
     updates.mark();
     updates.mark();
     updates.mark();
@@ -19,7 +23,11 @@ describe('view update batching', () => {
 
   it('flush sends at once; nothing pending sends nothing', async () => {
     let sent = 0;
-    const updates = new ViewUpdates(50, async () => void (sent += 1), () => undefined);
+    const updates = new ViewUpdates(
+      50,
+      async () => void (sent += 1),
+      () => undefined,
+    );
     await updates.flush();
     expect(sent).toBe(0);
     updates.mark();

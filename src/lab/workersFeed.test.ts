@@ -30,7 +30,12 @@ describe('the workers feed', () => {
     const feed = createWorkersFeed({ registry, events, readGpu: () => readGpuMemory({ ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` }) });
     const view = WorkersView.parse(await feed.view());
     expect(view.gpuProblem).toBeNull();
-    expect(view.workers[0]).toMatchObject({ role: 'trainer', command: 'python3 -m gatelab_torch', pid: process.pid, gpus: [{ index: 1, memoryUsedMiB: 40212, memoryTotalMiB: 81559 }] });
+    expect(view.workers[0]).toMatchObject({
+      role: 'trainer',
+      command: 'python3 -m gatelab_torch',
+      pid: process.pid,
+      gpus: [{ index: 1, memoryUsedMiB: 40212, memoryTotalMiB: 81559 }],
+    });
     expect(view.workers[1]).toMatchObject({ role: 'serving', gpus: null, pid: null, nice: null, state: 'idle' });
     feed.close();
   });

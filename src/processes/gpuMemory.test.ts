@@ -58,7 +58,10 @@ describe('readGpuMemory runs nvidia-smi from PATH (a fake one here)', () => {
       gpus: [],
       problem: 'nvidia-smi failed: NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver',
     });
-    expect(await readGpuMemory({ ...process.env, PATH: dir })).toEqual({ gpus: [], problem: 'nvidia-smi is not on PATH: GPU memory cannot be read on this host' });
+    expect(await readGpuMemory({ ...process.env, PATH: dir })).toEqual({
+      gpus: [],
+      problem: 'nvidia-smi is not on PATH: GPU memory cannot be read on this host',
+    });
     expect((await readGpuMemory(await fakeSmi('echo hello'))).problem).toMatch(/unexpected header/);
   });
 });

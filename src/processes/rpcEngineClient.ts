@@ -45,8 +45,7 @@ export type RpcEngineOptions = {
   onStateChange?: (state: WorkerState, detail?: string) => void;
 };
 
-const asEngineError = (error: unknown): unknown =>
-  error instanceof WorkerCallError ? new EngineError(error.code, error.message) : error;
+const asEngineError = (error: unknown): unknown => (error instanceof WorkerCallError ? new EngineError(error.code, error.message) : error);
 
 /**
  * The engine worker, supervised. After a crash the supervisor restarts it and

@@ -9,9 +9,7 @@ import { WorkerCallError } from './workerMessages';
 const echoSource = fileURLToPath(new URL('./testing/echoWorker.ts', import.meta.url));
 const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
 
-function echoWorker(
-  options: { entry?: () => WorkerEntry; env?: Record<string, string>; nice?: number; maxRestarts?: number; states?: WorkerState[] } = {},
-) {
+function echoWorker(options: { entry?: () => WorkerEntry; env?: Record<string, string>; nice?: number; maxRestarts?: number; states?: WorkerState[] } = {}) {
   const worker = new SupervisedWorker({
     name: 'echo',
     protocol: echoProtocol,

@@ -75,11 +75,7 @@ export class SupervisedWorker<P extends RpcProtocol> {
     return this.started.then(() => undefined);
   }
 
-  async call<M extends MethodName<P>>(
-    method: M,
-    params: ParamsOf<P, M>,
-    options?: CallOptions<ProgressOf<P, M>>,
-  ): Promise<ResultOf<P, M>> {
+  async call<M extends MethodName<P>>(method: M, params: ParamsOf<P, M>, options?: CallOptions<ProgressOf<P, M>>): Promise<ResultOf<P, M>> {
     switch (this.currentState) {
       case 'failed':
         throw new WorkerCallError('not_running', `${method}: worker ${this.options.name} failed: ${this.failure ?? 'unknown'}`);

@@ -103,11 +103,7 @@ export class WorkerConnection<P extends RpcProtocol> {
     if (this.recentLogs.length > 20) this.recentLogs.shift();
   }
 
-  call<M extends MethodName<P>>(
-    method: M,
-    params: ParamsOf<P, M>,
-    options: CallOptions<ProgressOf<P, M>> = {},
-  ): Promise<ResultOf<P, M>> {
+  call<M extends MethodName<P>>(method: M, params: ParamsOf<P, M>, options: CallOptions<ProgressOf<P, M>> = {}): Promise<ResultOf<P, M>> {
     return this.rawCall(method, params, options as CallOptions) as Promise<ResultOf<P, M>>;
   }
 

@@ -36,7 +36,10 @@ describe('WorkerLogFile', () => {
     expect((await stat(`${file}.1`)).size).toBeLessThanOrEqual(100);
     expect(now.trim().split('\n').at(-1)).toBe(`line 049 ${'x'.repeat(10)}`);
     // The two files together end with the newest lines, in order, none missing between them.
-    const lines = `${before}${now}`.trim().split('\n').map((l) => Number(l.slice(5, 8)));
+    const lines = `${before}${now}`
+      .trim()
+      .split('\n')
+      .map((l) => Number(l.slice(5, 8)));
     expect(lines).toEqual(lines.map((_, i) => 50 - lines.length + i));
   });
 

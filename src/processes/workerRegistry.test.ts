@@ -47,7 +47,14 @@ describe('the worker registry (unit)', () => {
     now = 2000;
     reporter.launched({ kind: 'process', command: '/usr/bin/python3', args: ['-m', 'gatelab_trainer', '--api-key', 'secret'], env: {} }, 4242);
     reporter.state('running');
-    expect(only(registry)).toMatchObject({ kind: 'process', command: 'python3 -m gatelab_trainer', pid: 4242, startedAt: 2000, state: 'running', stateSince: 2000 });
+    expect(only(registry)).toMatchObject({
+      kind: 'process',
+      command: 'python3 -m gatelab_trainer',
+      pid: 4242,
+      startedAt: 2000,
+      state: 'running',
+      stateSince: 2000,
+    });
     now = 3000;
     reporter.exited('worker trainer was killed by SIGKILL', true);
     reporter.state('restarting', 'worker trainer was killed by SIGKILL');
@@ -96,7 +103,13 @@ describe('the worker registry (unit)', () => {
     reporter.log('on stdout', 'stdout');
     reporter.exited('worker engine was killed by SIGKILL', true);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: 'exited', pid: 100, reason: 'worker engine was killed by SIGKILL', restarting: true, stderrTail: ['stderr 3', 'stderr 4', 'stderr 5', 'stderr 6', 'stderr 7'] });
+    expect(events[0]).toMatchObject({
+      kind: 'exited',
+      pid: 100,
+      reason: 'worker engine was killed by SIGKILL',
+      restarting: true,
+      stderrTail: ['stderr 3', 'stderr 4', 'stderr 5', 'stderr 6', 'stderr 7'],
+    });
     reporter.launched({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/engine.js'], env: {} }, 101);
     expect(events[1]).toMatchObject({ kind: 'restarted', worker: { role: 'probe', pid: 101, restarts: 1 } });
     // Only a launch after a crash is a restart.
@@ -106,7 +119,7 @@ describe('the worker registry (unit)', () => {
     expect(events[2]).toMatchObject({ kind: 'exited', pid: 102, restarting: false });
   });
 
-  it('appends the whole output, each start and each exit to the worker\'s log file', async () => {
+  it("appends the whole output, each start and each exit to the worker's log file", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-registry-log-'));
     try {
       const logFile = path.join(dir, 'workers', 'trainer.log');
@@ -129,13 +142,20 @@ describe('the worker registry (unit)', () => {
   });
 
   it('names the program and its script or module, never the other arguments', () => {
-    expect(describeCommand({ kind: 'node', command: '/usr/bin/node', args: ['--import', 'file:///x/tsx/dist/loader.mjs', '/repo/src/backends/embedded/engine/engineWorker.ts'], env: {} })).toBe(
-      'node engineWorker.ts',
-    );
+    expect(
+      describeCommand({
+        kind: 'node',
+        command: '/usr/bin/node',
+        args: ['--import', 'file:///x/tsx/dist/loader.mjs', '/repo/src/backends/embedded/engine/engineWorker.ts'],
+        env: {},
+      }),
+    ).toBe('node engineWorker.ts');
     expect(describeCommand({ kind: 'node', command: '/usr/bin/node', args: ['/repo/dist/workers/trainer.js'], env: {} })).toBe('node trainer.js');
     expect(describeCommand({ kind: 'utility', modulePath: '/app/dist/workers/engine.js', args: [] })).toBe('utilityProcess engine.js');
     expect(describeCommand({ kind: 'process', command: '/opt/venv/bin/vllm', args: ['serve', '/models/qwen', '--api-key', 'k'], env: {} })).toBe('vllm serve');
-    expect(describeCommand({ kind: 'process', command: 'python3', args: ['/repo/src/backends/torch/trainer.py', '--token', 't'], env: {} })).toBe('python3 trainer.py');
+    expect(describeCommand({ kind: 'process', command: 'python3', args: ['/repo/src/backends/torch/trainer.py', '--token', 't'], env: {} })).toBe(
+      'python3 trainer.py',
+    );
     expect(describeCommand({ kind: 'process', command: 'python3', args: ['--token', 't'], env: {} })).toBe('python3');
   });
 });
@@ -146,7 +166,16 @@ describe('SupervisedWorker reports into the registry (real processes)', () => {
     const worker = supervised(registry, { role: 'probe', nice: 5 });
     await worker.start();
     const w = only(registry);
-    expect(w).toMatchObject({ role: 'probe', name: 'echo', kind: 'node', command: 'node echoWorker.ts', state: 'running', pid: worker.pid, gpus: null, restarts: 0 });
+    expect(w).toMatchObject({
+      role: 'probe',
+      name: 'echo',
+      kind: 'node',
+      command: 'node echoWorker.ts',
+      state: 'running',
+      pid: worker.pid,
+      gpus: null,
+      restarts: 0,
+    });
     expect(w.nice).toBe(getPriority(worker.pid!));
     expect(w.nice).toBe(5);
     expect(w.startedAt).not.toBeNull();

@@ -49,11 +49,19 @@ export function remoteServerHost(start: ServerConnectorStart): RemoteServerHost 
       const worker = current;
       if (!worker || worker.exited) throw new Error(`no running launch to give ${localDir} to`);
       const files = await worker.remoteFiles();
-      const names = (await readdir(localDir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
+      const names = (await readdir(localDir, { withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+        .sort();
       const contents = await Promise.all(names.map((name) => readFile(path.join(localDir, name))));
       // Named by content: the same folder twice is the same place, a changed one a new place.
       const digest = createHash('sha256');
-      names.forEach((name, i) => digest.update(name).update('\0').update(contents[i] as Buffer));
+      names.forEach((name, i) =>
+        digest
+          .update(name)
+          .update('\0')
+          .update(contents[i] as Buffer),
+      );
       const relative = `folders/${path.basename(localDir).replace(/[^A-Za-z0-9._-]/g, '_')}-${digest.digest('hex').slice(0, 16)}`;
       for (const [i, name] of names.entries()) await files.put(`${relative}/${name}`, contents[i] as Buffer);
       return path.posix.join(files.scratch, relative);

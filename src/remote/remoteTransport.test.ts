@@ -23,7 +23,7 @@ import { localConnectorLauncher, type LocalConnectorLaunch } from './testing/loc
 
 const echoSource = fileURLToPath(new URL('../processes/testing/echoWorker.ts', import.meta.url));
 const python = connectorPython() ?? 'python3';
-if (connectorPython() === null) console.warn('remoteTransport.test.ts skipped: no Python with the connector\'s packages (npm run setup:ray)');
+if (connectorPython() === null) console.warn("remoteTransport.test.ts skipped: no Python with the connector's packages (npm run setup:ray)");
 const control: ControlEndpointOptions = { bind: '127.0.0.1', port: 0 };
 const workers: Array<SupervisedWorker<typeof echoProtocol>> = [];
 const registry = new WorkerRegistry();
@@ -157,13 +157,23 @@ describe.skipIf(connectorPython() === null)('the control endpoint', () => {
   });
 });
 
-it.skipIf(connectorPython() === null)('the connector imports only the standard library, Ray and the packages the job installs, pinned as setup:ray pins them', () => {
-  const source = fileURLToPath(new URL('./connector/gatelab_connector.py', import.meta.url));
-  const imports = execFileSync(python, ['-c', `import ast,sys;t=ast.parse(open(sys.argv[1]).read());print(' '.join(sorted({(n.module if isinstance(n,ast.ImportFrom) else a.name).split('.')[0] for n in ast.walk(t) if isinstance(n,(ast.Import,ast.ImportFrom)) for a in (n.names if isinstance(n,ast.Import) else [n])})))`, source]).toString().trim().split(' ');
-  const stdlib = execFileSync(python, ['-c', 'import sys;print(" ".join(sorted(sys.stdlib_module_names)))']).toString().trim().split(' ');
-  // Ray is the node's own; the rest comes with the job (its runtime_env's pip list).
-  expect(imports.filter((m) => !stdlib.includes(m))).toEqual(['aiohttp', 'ray']);
-  expect(CONNECTOR_PACKAGES.map((p) => p.split('==')[0])).toEqual(['aiohttp']);
-  const pinned = readFileSync(fileURLToPath(new URL('./connector/requirements.txt', import.meta.url)), 'utf8').split('\n');
-  for (const requirement of CONNECTOR_PACKAGES) expect(pinned).toContain(requirement);
-});
+it.skipIf(connectorPython() === null)(
+  'the connector imports only the standard library, Ray and the packages the job installs, pinned as setup:ray pins them',
+  () => {
+    const source = fileURLToPath(new URL('./connector/gatelab_connector.py', import.meta.url));
+    const imports = execFileSync(python, [
+      '-c',
+      `import ast,sys;t=ast.parse(open(sys.argv[1]).read());print(' '.join(sorted({(n.module if isinstance(n,ast.ImportFrom) else a.name).split('.')[0] for n in ast.walk(t) if isinstance(n,(ast.Import,ast.ImportFrom)) for a in (n.names if isinstance(n,ast.Import) else [n])})))`,
+      source,
+    ])
+      .toString()
+      .trim()
+      .split(' ');
+    const stdlib = execFileSync(python, ['-c', 'import sys;print(" ".join(sorted(sys.stdlib_module_names)))']).toString().trim().split(' ');
+    // Ray is the node's own; the rest comes with the job (its runtime_env's pip list).
+    expect(imports.filter((m) => !stdlib.includes(m))).toEqual(['aiohttp', 'ray']);
+    expect(CONNECTOR_PACKAGES.map((p) => p.split('==')[0])).toEqual(['aiohttp']);
+    const pinned = readFileSync(fileURLToPath(new URL('./connector/requirements.txt', import.meta.url)), 'utf8').split('\n');
+    for (const requirement of CONNECTOR_PACKAGES) expect(pinned).toContain(requirement);
+  },
+);

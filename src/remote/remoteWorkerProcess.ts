@@ -217,7 +217,9 @@ export class RemoteWorkerProcess implements WorkerProcess, StreamOpener {
     switch (message.type) {
       case 'hello':
         this.scratchDir = message.scratch;
-        this.log(`connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}${message.port !== undefined ? `, server port ${message.port} there` : ''}`);
+        this.log(
+          `connected from ${message.host} (pid ${message.pid}), scratch ${message.scratch}${message.port !== undefined ? `, server port ${message.port} there` : ''}`,
+        );
         this.setup.tunnel?.attach(this);
         this.helloReceived();
         return;

@@ -23,7 +23,7 @@ import { localConnectorLauncher } from './testing/localConnectorLauncher';
 import { trainerWeightSync } from './trainerWeightSync';
 
 const python = connectorPython() ?? 'python3';
-if (connectorPython() === null) console.warn('trainerWeightSync.test.ts skipped: no Python with the connector\'s packages (npm run setup:ray)');
+if (connectorPython() === null) console.warn("trainerWeightSync.test.ts skipped: no Python with the connector's packages (npm run setup:ray)");
 const fakeTrainer = fileURLToPath(new URL('./testing/fake_trainer.py', import.meta.url));
 const control: ControlEndpointOptions = { bind: '127.0.0.1', port: 0 };
 const registry = new WorkerRegistry();
@@ -57,7 +57,16 @@ function remoteTrainer(storeDir: string, lie = '', setupRestore?: string) {
   return worker;
 }
 
-const sample = { sessionId: 's0', turn: 0, messages: [{ role: 'user', content: 'hi' }], responseIds: [1], logprobs: [-1], topIds: [[1]], topLogprobs: [[-1]], reward: 1 };
+const sample = {
+  sessionId: 's0',
+  turn: 0,
+  messages: [{ role: 'user', content: 'hi' }],
+  responseIds: [1],
+  logprobs: [-1],
+  topIds: [[1]],
+  topLogprobs: [[-1]],
+  reward: 1,
+};
 
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.shutdown(3000)));

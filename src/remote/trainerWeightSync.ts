@@ -19,13 +19,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  badCandidateResultSchema,
-  checkpointManifestSchema,
-  initParamsSchema,
-  restoreParamsSchema,
-  stepResultSchema,
-} from '../core/protocols/trainerProtocol';
+import { badCandidateResultSchema, checkpointManifestSchema, initParamsSchema, restoreParamsSchema, stepResultSchema } from '../core/protocols/trainerProtocol';
 import { CHECKPOINT_MANIFEST, sha256Hex, WeightStore } from '../core/weights/weightStore';
 import type { RequestMessage } from '../processes/workerMessages';
 import type { RemoteCallHooks, RemoteFiles } from './remoteWorkerProcess';

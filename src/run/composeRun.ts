@@ -140,16 +140,18 @@ export function composeRun(input: Recipe, options: ComposeOptions): RunBackends 
  * The serving part alone (`gatelab serve`): the policy's backend and where its
  * serving engine runs, the device checked against this host.
  */
-export function composeServing(
-  policy: PolicySection,
-  options: ComposeOptions & { device: WorkerDevice },
-): { policy: PolicyBackend; placement: RolePlacement } {
+export function composeServing(policy: PolicySection, options: ComposeOptions & { device: WorkerDevice }): { policy: PolicyBackend; placement: RolePlacement } {
   const registry = options.registry ?? backendRegistry;
   const host = options.host ?? thisHost();
   const reasons = devicePlacementProblems({ serving: options.device }, host);
   const policyPart = registry.part('policy', policy.kind);
   if (!policyPart) {
-    reasons.push(`this build has no policy engine of kind '${policy.kind}' (it has ${registry.kinds('policy').map((k) => `'${k}'`).join(', ')})`);
+    reasons.push(
+      `this build has no policy engine of kind '${policy.kind}' (it has ${registry
+        .kinds('policy')
+        .map((k) => `'${k}'`)
+        .join(', ')})`,
+    );
   } else {
     const section = policyPart.section.safeParse(policy);
     if (!section.success) {

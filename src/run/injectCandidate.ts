@@ -59,7 +59,11 @@ export async function injectCandidate(request: InjectRequest, ctx: InjectContext
 async function withTrainer<T>(ctx: InjectContext, use: (trainer: TrainerCaller) => Promise<T>): Promise<T> {
   const live = ctx.parts.live;
   if (live) return use(live.feed.trainerWorker);
-  const trainer = runTrainer(ctx.backends, ctx.recipe, { modelDir: ctx.backends.policy.modelDir, baseSha256: ctx.baseSha256, storeDir: path.join(ctx.runDir, 'weights') });
+  const trainer = runTrainer(ctx.backends, ctx.recipe, {
+    modelDir: ctx.backends.policy.modelDir,
+    baseSha256: ctx.baseSha256,
+    storeDir: path.join(ctx.runDir, 'weights'),
+  });
   const log = ctx.onLog;
   const worker = trainer.createWorker({
     setup: async (connection) => {

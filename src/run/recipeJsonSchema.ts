@@ -9,10 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { runRecipeSchema } from './recipeSchemas';
 
-export const recipeSchemaFile = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../recipes/recipe.schema.json',
-);
+export const recipeSchemaFile = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../recipes/recipe.schema.json');
 
 export function recipeJsonSchemaText(): string {
   const schema = z.toJSONSchema(runRecipeSchema(), { io: 'input', target: 'draft-2020-12' });

@@ -39,11 +39,16 @@ describe("recipes read with the registry's section schemas", () => {
     expect(error.problems).toContainEqual(expect.objectContaining({ field: 'policy.model_dir', message: 'missing (expected string)' }));
   });
 
-  it("refuses what another kind takes: the embedded trainer has no gradient checkpointing and only the local launcher", async () => {
-    const source = (await readFile(embeddedRecipe, 'utf8')).replace('  batch_turns: 4', '  batch_turns: 4\n  gradient_checkpointing: true\n  launcher: torchrun');
+  it('refuses what another kind takes: the embedded trainer has no gradient checkpointing and only the local launcher', async () => {
+    const source = (await readFile(embeddedRecipe, 'utf8')).replace(
+      '  batch_turns: 4',
+      '  batch_turns: 4\n  gradient_checkpointing: true\n  launcher: torchrun',
+    );
     const error = refusal(source);
     expect(error.problems.map((p) => p.field).sort()).toEqual(['trainer.gradient_checkpointing', 'trainer.launcher']);
-    expect(error.problems.find((p) => p.field === 'trainer.launcher')?.message).toMatch(/one local process; launchers 'torchrun' and 'ray' are for the torch trainer/);
+    expect(error.problems.find((p) => p.field === 'trainer.launcher')?.message).toMatch(
+      /one local process; launchers 'torchrun' and 'ray' are for the torch trainer/,
+    );
     expect(error.problems.find((p) => p.field === 'trainer.gradient_checkpointing')?.message).toMatch(/a torch trainer option/);
   });
 
@@ -56,7 +61,11 @@ describe("recipes read with the registry's section schemas", () => {
     const source = (await readFile(embeddedRecipe, 'utf8')).replace(/^( {2}kind:) scripted/m, '$1 llm-student');
     const error = refusal(source);
     expect(error.problems).toEqual([
-      expect.objectContaining({ field: 'student.kind', line: lineOf(source, 'llm-student'), message: `unknown kind "llm-student"; this build has 'scripted', 'openai'` }),
+      expect.objectContaining({
+        field: 'student.kind',
+        line: lineOf(source, 'llm-student'),
+        message: `unknown kind "llm-student"; this build has 'scripted', 'openai'`,
+      }),
     ]);
   });
 });

@@ -19,7 +19,14 @@ import { completedSamples } from './sessionFiles';
 import { TrainerFeed } from './trainerFeed';
 
 /** What serves while the run's sessions run. */
-export type ServingParts = { token: string; serving: StartedEngine; servingState: ServingState; gateway: Gateway; tokenizer: GatewayTokenizer; feed: TrainerFeed };
+export type ServingParts = {
+  token: string;
+  serving: StartedEngine;
+  servingState: ServingState;
+  gateway: Gateway;
+  tokenizer: GatewayTokenizer;
+  feed: TrainerFeed;
+};
 /** `live` is absent on a run opened for its gate only. */
 export type RunParts = { probe: StartedEngine; live: ServingParts | undefined };
 

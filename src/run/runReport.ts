@@ -14,9 +14,7 @@ import { runPaths } from './runFolder';
 import type { Confirmer } from '../core/gate/candidateVocabulary';
 
 export function sessionObservations(events: readonly JournalEvent[]): SessionObservation[] {
-  return events
-    .flatMap((e) => (e.type === 'session-completed' ? [e.curve as unknown as SessionObservation] : []))
-    .sort((a, b) => a.session - b.session);
+  return events.flatMap((e) => (e.type === 'session-completed' ? [e.curve as unknown as SessionObservation] : [])).sort((a, b) => a.session - b.session);
 }
 
 export function runCurve(events: readonly JournalEvent[]): CurveRow[] {
@@ -26,10 +24,28 @@ export function runCurve(events: readonly JournalEvent[]): CurveRow[] {
 
 /** gate.csv: Reef's columns, then ours. One row per candidate that has a decision or is awaiting one. */
 export const GATE_CSV_COLUMNS = [
-  'step', 'outcome', 'clean_rate', 'best', 'answered_rate', 'gold_rate',
-  'candidate', 'version', 'source', 'state', 'reason', 'rounds_passed', 'pass_rate', 'mean_violations',
-  'serving_version', 'serving_pass_rate', 'serving_clean_rate', 'serving_gold_rate', 'serving_answered_rate', 'serving_mean_violations',
-  'update_norm', 'gate_seconds',
+  'step',
+  'outcome',
+  'clean_rate',
+  'best',
+  'answered_rate',
+  'gold_rate',
+  'candidate',
+  'version',
+  'source',
+  'state',
+  'reason',
+  'rounds_passed',
+  'pass_rate',
+  'mean_violations',
+  'serving_version',
+  'serving_pass_rate',
+  'serving_clean_rate',
+  'serving_gold_rate',
+  'serving_answered_rate',
+  'serving_mean_violations',
+  'update_norm',
+  'gate_seconds',
 ] as const;
 
 function candidateStep(c: CandidateRecord): number {
@@ -144,7 +160,8 @@ export function runSummary(events: readonly JournalEvent[], rounds: number): Run
   for (const e of events) {
     if (e.type === 'session-completed') lastSession = Math.max(lastSession ?? -1, e.session);
     if (e.type === 'candidate-confirmed') confirmedBy.set(e.id, e.by);
-    if (e.type === 'candidate-promoted') promotions.push({ candidate: e.id, version: e.pointer.version, afterSession: lastSession, by: confirmedBy.get(e.id) ?? 'person' });
+    if (e.type === 'candidate-promoted')
+      promotions.push({ candidate: e.id, version: e.pointer.version, afterSession: lastSession, by: confirmedBy.get(e.id) ?? 'person' });
   }
   const timed = candidates.map((c) => gateSeconds(events, c.id)).filter((x): x is number => x !== null && x > 0);
   const pointer = state.pointer!;

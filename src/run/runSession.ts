@@ -113,7 +113,9 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
     if (record.version !== reply.version) throw new Error(`turn ${reply.id}: reply says ${reply.version}, the turn log ${record.version}`);
 
     // The next state: the student's reaction (none after the last allowed reply).
-    const reaction = isLast ? null : await timed(timing, 'studentSeconds', () => student.react(reply.text, [...messages, { role: 'assistant', content: reply.text }]));
+    const reaction = isLast
+      ? null
+      : await timed(timing, 'studentSeconds', () => student.react(reply.text, [...messages, { role: 'assistant', content: reply.text }]));
     const entry: TranscriptTurn = {
       turn,
       user: messages.at(-1)!.content,

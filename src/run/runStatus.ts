@@ -21,7 +21,15 @@ export type CandidateStatus = {
   /** probing: the round in progress; else the rounds passed. */
   round: number;
   reason: string | null;
-  rounds: { round: number; passed: boolean; seed: number; failing: string[]; candidate: ProbeMetrics; serving: ProbeMetrics & { version: string }; replies: string }[];
+  rounds: {
+    round: number;
+    passed: boolean;
+    seed: number;
+    failing: string[];
+    candidate: ProbeMetrics;
+    serving: ProbeMetrics & { version: string };
+    replies: string;
+  }[];
   verify: Record<string, unknown> | null;
 };
 
@@ -71,10 +79,12 @@ export function statusFromEvents(events: readonly JournalEvent[]): RunStatus {
       id: c.id,
       version: c.version,
       sha256: c.sha256,
-      source: c.source.kind === 'trainer' ? `trainer step ${c.source.step}` : c.source.kind === 'inject' ? `inject ${c.source.badKind}` : `file ${c.source.path}`,
+      source:
+        c.source.kind === 'trainer' ? `trainer step ${c.source.step}` : c.source.kind === 'inject' ? `inject ${c.source.badKind}` : `file ${c.source.path}`,
       state: c.state.kind,
       round: c.state.kind === 'probing' ? c.state.round : c.rounds.filter((r) => r.passed).length,
-      reason: c.state.kind === 'rejected' ? `${c.state.reason.code}: ${c.state.reason.detail}` : c.state.kind === 'superseded' ? `superseded by ${c.state.by}` : null,
+      reason:
+        c.state.kind === 'rejected' ? `${c.state.reason.code}: ${c.state.reason.detail}` : c.state.kind === 'superseded' ? `superseded by ${c.state.by}` : null,
       rounds: c.rounds,
       verify: c.verifyEvidence ?? null,
     })),

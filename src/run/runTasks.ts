@@ -32,6 +32,7 @@ export async function loadRunTasks(loaded: Pick<LoadedRecipe, 'recipe' | 'dir'>)
   const probe = probeAll.slice(0, gate.probe.problems);
   const asked = new Set(sessions.map((t) => t.question));
   const overlap = probe.filter((t) => asked.has(t.question));
-  if (overlap.length > 0) throw new Error(`the probe set shares ${overlap.length} problem(s) with the session tasks (e.g. ${overlap[0]?.id}); it must be disjoint`);
+  if (overlap.length > 0)
+    throw new Error(`the probe set shares ${overlap.length} problem(s) with the session tasks (e.g. ${overlap[0]?.id}); it must be disjoint`);
   return { sessions, probe };
 }

@@ -55,7 +55,9 @@ export async function completedSamples(runDir: string, events: readonly JournalE
     if (!judged.success) {
       const issue = judged.error.issues[0];
       // A run made before the samples carried messages (they held the embedded tokenizer's ids) cannot train again.
-      throw new Error(`${e.samples.file} holds no train samples this version reads (${issue?.path.join('.')}: ${issue?.message}); the run's training cannot resume`);
+      throw new Error(
+        `${e.samples.file} holds no train samples this version reads (${issue?.path.join('.')}: ${issue?.message}); the run's training cannot resume`,
+      );
     }
     out.push(...judged.data.map((j) => j.sample));
   }

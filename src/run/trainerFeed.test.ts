@@ -50,11 +50,32 @@ class SteppingWorker {
               .put({
                 blob: new Uint8Array([n, 1, 2, 3]),
                 adapterConfig: {},
-                manifest: { kind: 'trainer', baseModelSha256: BASE, step: n, dataRange: { sessions: [], turns: 0 }, loss: 0, lora: { rank: 1, alpha: 1, targets: ['q_proj'] } },
+                manifest: {
+                  kind: 'trainer',
+                  baseModelSha256: BASE,
+                  step: n,
+                  dataRange: { sessions: [], turns: 0 },
+                  loss: 0,
+                  lora: { rank: 1, alpha: 1, targets: ['q_proj'] },
+                },
               })
               .then((c) =>
                 resolve({
-                  report: { step: n, samples: params.samples.length, lr: 0.01, loss: 0, pg: 0, opd: 0, kl: 0, klCoef: 0, gradNorm: 0, clipped: false, updateNorm: 0, tokens: 1, seconds: 0 },
+                  report: {
+                    step: n,
+                    samples: params.samples.length,
+                    lr: 0.01,
+                    loss: 0,
+                    pg: 0,
+                    opd: 0,
+                    kl: 0,
+                    klCoef: 0,
+                    gradNorm: 0,
+                    clipped: false,
+                    updateNorm: 0,
+                    tokens: 1,
+                    seconds: 0,
+                  },
                   candidate: { version: c.version, sha256: c.sha256, path: c.path, manifestPath: c.manifestPath },
                   checkpointDir: store.checkpointDir(c.version),
                 }),
@@ -171,11 +192,27 @@ describe('TrainerFeed', () => {
       shutdown: async () => {},
       call: async () => ({
         report: { step: 1, samples: 1, lr: 0.01, loss: 0, pg: 0, opd: 0, kl: 0, klCoef: 0, gradNorm: 0, clipped: false, updateNorm: 0, tokens: 1, seconds: 0 },
-        candidate: { version: `v1-${'c'.repeat(8)}`, sha256: 'c'.repeat(64), path: path.join(runDir, 'weights', 'blobs', `${'c'.repeat(64)}.safetensors`), manifestPath: path.join(runDir, 'nowhere') },
+        candidate: {
+          version: `v1-${'c'.repeat(8)}`,
+          sha256: 'c'.repeat(64),
+          path: path.join(runDir, 'weights', 'blobs', `${'c'.repeat(64)}.safetensors`),
+          manifestPath: path.join(runDir, 'nowhere'),
+        },
         checkpointDir: runDir,
       }),
     } as unknown as TrainerWorker;
-    const lying = new TrainerFeed({ runDir, journal, gate: { stage: async () => staged.push('x'), candidates: () => [] } as unknown as ReleaseGate, recipe: (await loadRecipe(embeddedRecipe)).recipe, baseSha256: BASE, samples: [], worker: liar, onFatal: (e) => { throw e; } });
+    const lying = new TrainerFeed({
+      runDir,
+      journal,
+      gate: { stage: async () => staged.push('x'), candidates: () => [] } as unknown as ReleaseGate,
+      recipe: (await loadRecipe(embeddedRecipe)).recipe,
+      baseSha256: BASE,
+      samples: [],
+      worker: liar,
+      onFatal: (e) => {
+        throw e;
+      },
+    });
     await feed.close();
     await lying.start();
     lying.add(turns(4));

@@ -91,7 +91,9 @@ export class TrainerFeed {
   }
 
   /** Puts the trainer where the journal is: init, then the last journaled step's checkpoint. */
-  private async syncTrainer(call: <M extends 'init' | 'restore'>(method: M, params: ParamsOf<TrainerProtocol, M>) => Promise<ResultOf<TrainerProtocol, M>>): Promise<void> {
+  private async syncTrainer(
+    call: <M extends 'init' | 'restore'>(method: M, params: ParamsOf<TrainerProtocol, M>) => Promise<ResultOf<TrainerProtocol, M>>,
+  ): Promise<void> {
     if (!this.init) return;
     const started = await call('init', this.init);
     if (started.baseSha256 !== this.options.baseSha256) {
@@ -100,7 +102,8 @@ export class TrainerFeed {
     if (this.resumeFrom === undefined) return;
     const restored = await call('restore', { version: this.resumeFrom });
     if (restored.step !== this.lastStep) throw new Error(`the trainer restored ${this.resumeFrom} at step ${restored.step}, the journal says ${this.lastStep}`);
-    if (restored.restored !== 'checkpoint') this.options.onLog?.(`trainer: ${this.resumeFrom} has no checkpoint; resumed from its weights with fresh optimizer moments`);
+    if (restored.restored !== 'checkpoint')
+      this.options.onLog?.(`trainer: ${this.resumeFrom} has no checkpoint; resumed from its weights with fresh optimizer moments`);
   }
 
   /** The trainer process (the run's; bad candidates of the trainer-made kinds are asked of it too). */
@@ -167,9 +170,9 @@ export class TrainerFeed {
     this.inFlight = this.step(samples, through)
       .catch((error: unknown) => this.options.onFatal(error as Error))
       .finally(() => {
-      this.inFlight = undefined;
-      this.maybeStep();
-    });
+        this.inFlight = undefined;
+        this.maybeStep();
+      });
   }
 
   private async step(samples: TrainSample[], through: number): Promise<void> {
@@ -179,16 +182,36 @@ export class TrainerFeed {
       const { report, candidate } = await this.worker.call('step', { samples, lr }, { timeoutMs: 600_000 });
       // Fail closed on what another process wrote: the version must be complete in the store and be what the answer says.
       const stored = await this.store.get(candidate.version).catch((error: unknown) => {
-        throw new WorkerCallError('bad_candidate', `the trainer's candidate ${candidate.version} is not complete in the weight store: ${(error as Error).message}`);
+        throw new WorkerCallError(
+          'bad_candidate',
+          `the trainer's candidate ${candidate.version} is not complete in the weight store: ${(error as Error).message}`,
+        );
       });
       if (stored.sha256 !== candidate.sha256 || path.resolve(stored.path) !== path.resolve(candidate.path) || stored.manifest.step !== report.step) {
-        throw new WorkerCallError('bad_candidate', `the trainer answered ${candidate.version} (${candidate.sha256.slice(0, 12)}…, step ${report.step}); the store holds ${stored.sha256.slice(0, 12)}…, step ${stored.manifest.step}`);
+        throw new WorkerCallError(
+          'bad_candidate',
+          `the trainer answered ${candidate.version} (${candidate.sha256.slice(0, 12)}…, step ${report.step}); the store holds ${stored.sha256.slice(0, 12)}…, step ${stored.manifest.step}`,
+        );
       }
       if (stored.manifest.baseModelSha256 !== this.options.baseSha256) {
-        throw new WorkerCallError('bad_candidate', `the trainer's candidate ${candidate.version} names base ${stored.manifest.baseModelSha256.slice(0, 12)}…, not the run's`);
+        throw new WorkerCallError(
+          'bad_candidate',
+          `the trainer's candidate ${candidate.version} names base ${stored.manifest.baseModelSha256.slice(0, 12)}…, not the run's`,
+        );
       }
       const blob = path.relative(runDir, stored.path);
-      const stats = { lr: report.lr, loss: report.loss, pg: report.pg, opd: report.opd, kl: report.kl, klCoef: report.klCoef, gradNorm: report.gradNorm, updateNorm: report.updateNorm, tokens: report.tokens, seconds: report.seconds };
+      const stats = {
+        lr: report.lr,
+        loss: report.loss,
+        pg: report.pg,
+        opd: report.opd,
+        kl: report.kl,
+        klCoef: report.klCoef,
+        gradNorm: report.gradNorm,
+        updateNorm: report.updateNorm,
+        tokens: report.tokens,
+        seconds: report.seconds,
+      };
       await journal.append({
         type: 'trainer-step',
         step: report.step,
@@ -215,7 +238,8 @@ export class TrainerFeed {
       this.options.onLog?.(`trainer step refused (${code}): ${(error as Error).message}`);
       // The trainer took a step the lab refused after the fact: put it back where the journal is.
       // (transfer_failed: a remote trainer's candidate did not arrive intact — it stepped all the same.)
-      if (code === 'bad_candidate' || code === 'transfer_failed') await this.syncTrainer((method, params) => this.worker.call(method, params as never, { timeoutMs: 120_000 }));
+      if (code === 'bad_candidate' || code === 'transfer_failed')
+        await this.syncTrainer((method, params) => this.worker.call(method, params as never, { timeoutMs: 120_000 }));
     }
   }
 }

@@ -27,7 +27,9 @@ export function startLab(args: readonly string[], env: Readonly<Record<string, s
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   if (child.pid === undefined) throw new Error('the lab did not start');
   return { child, pid: child.pid, exited, output: () => output };
 }
@@ -41,7 +43,13 @@ export async function journalOf(runDir: string): Promise<JournalEvent[]> {
  * would show (every 100 ms); rejects at `deadlineMs` with what the lab printed,
  * or as soon as the lab exits first. The deadline only bounds a broken run.
  */
-export async function waitForJournal(runDir: string, lab: LabProcess, ready: (events: JournalEvent[]) => boolean, what: string, deadlineMs: number): Promise<JournalEvent[]> {
+export async function waitForJournal(
+  runDir: string,
+  lab: LabProcess,
+  ready: (events: JournalEvent[]) => boolean,
+  what: string,
+  deadlineMs: number,
+): Promise<JournalEvent[]> {
   let gone = false;
   void lab.exited.then(() => (gone = true));
   const deadline = Date.now() + deadlineMs;

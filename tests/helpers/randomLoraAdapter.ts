@@ -20,7 +20,11 @@ export async function writeRandomLoraAdapter(modelDir: string, dir: string, seed
   const rng = createRng(seed);
   const tensors = new Map<string, WritableTensor>();
   for (const spec of adapterSpec(shape, settings)) {
-    tensors.set(spec.name, { shape: spec.shape, data: Float32Array.from({ length: spec.shape[0] * spec.shape[1] }, () => (rng.next() - 0.5) * scale), dtype: 'F32' });
+    tensors.set(spec.name, {
+      shape: spec.shape,
+      data: Float32Array.from({ length: spec.shape[0] * spec.shape[1] }, () => (rng.next() - 0.5) * scale),
+      dtype: 'F32',
+    });
   }
   await mkdir(dir, { recursive: true });
   const blob = path.join(dir, 'adapter_model.safetensors');

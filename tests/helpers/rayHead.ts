@@ -38,19 +38,36 @@ export async function startRayHead(options: { numCpus: number }): Promise<RayHea
   // Short: Ray's unix sockets live under it and their paths are limited to about 100 characters.
   const tempDir = await mkdtemp('/tmp/glray-');
   const ports: Record<string, number> = {};
-  for (const name of ['port', 'dashboard-port', 'ray-client-server-port', 'dashboard-agent-listen-port', 'dashboard-agent-grpc-port', 'node-manager-port', 'object-manager-port', 'metrics-export-port', 'runtime-env-agent-port']) {
+  for (const name of [
+    'port',
+    'dashboard-port',
+    'ray-client-server-port',
+    'dashboard-agent-listen-port',
+    'dashboard-agent-grpc-port',
+    'node-manager-port',
+    'object-manager-port',
+    'metrics-export-port',
+    'runtime-env-agent-port',
+  ]) {
     ports[name] = await freePort();
   }
   // Worker ports: a block of 51 above a free port that holds none of the ports chosen above (Ray refuses an overlap).
   let workerBase = Math.min(await freePort(), 65000);
   while (Object.values(ports).some((port) => port >= workerBase && port <= workerBase + 50)) workerBase = Math.min(await freePort(), 65000);
   const args = [
-    'start', '--head', '--block',
-    '--node-ip-address=127.0.0.1', '--dashboard-host=127.0.0.1',
-    `--num-cpus=${options.numCpus}`, '--num-gpus=0',
-    `--temp-dir=${tempDir}`, '--include-dashboard=true', '--disable-usage-stats',
+    'start',
+    '--head',
+    '--block',
+    '--node-ip-address=127.0.0.1',
+    '--dashboard-host=127.0.0.1',
+    `--num-cpus=${options.numCpus}`,
+    '--num-gpus=0',
+    `--temp-dir=${tempDir}`,
+    '--include-dashboard=true',
+    '--disable-usage-stats',
     ...Object.entries(ports).map(([name, port]) => `--${name}=${port}`),
-    `--min-worker-port=${workerBase}`, `--max-worker-port=${workerBase + 50}`,
+    `--min-worker-port=${workerBase}`,
+    `--max-worker-port=${workerBase + 50}`,
   ];
   const log: string[] = [];
   const child: ChildProcess = spawn(env.ray, args, {

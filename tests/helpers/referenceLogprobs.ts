@@ -22,7 +22,11 @@ export function referenceRows(
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { source: 'trainer' | 'transformers'; rows: ReferenceRow[] }) : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as { source: 'trainer' | 'transformers'; rows: ReferenceRow[] })
+        : reject(new Error(`reference_logprobs.py exited ${code}: ${err.slice(-2000)}`)),
+    );
     const { modelDir, adapterDir, k, results } = request;
     child.stdin.end(JSON.stringify({ modelDir, adapterDir, k, items: results.map((r) => ({ promptIds: r.promptIds, tokenIds: r.tokenIds })) }));
   });

@@ -10,6 +10,7 @@ stdin:  {"modelDir": str, "adapterDir": str | null, "k": int,
 stdout: {"source": "trainer" | "transformers",
          "rows": [{"logprobs": [float], "topIds": [[int]], "topLogprobs": [[float]]}]}
 """
+
 import json
 import sys
 from pathlib import Path
@@ -25,7 +26,12 @@ def trainer_rows(request):
     adapter_dir = request.get("adapterDir")
     if adapter_dir:
         config = json.loads((Path(adapter_dir) / "adapter_config.json").read_text())
-        lora = LoraSettings(rank=int(config["r"]), alpha=float(config["lora_alpha"]), targets=tuple(config["target_modules"]), dtype="F32")
+        lora = LoraSettings(
+            rank=int(config["r"]),
+            alpha=float(config["lora_alpha"]),
+            targets=tuple(config["target_modules"]),
+            dtype="F32",
+        )
     else:
         lora = LoraSettings(rank=1, alpha=1.0, targets=("q_proj",), dtype="F32")
     policy = Policy(request["modelDir"], lora, device=torch.device("cpu"), dtype=torch.float32)

@@ -66,7 +66,13 @@ request = dict(model=model, messages=messages, tools=tools, tool_choice="auto", 
 
 
 def error_of(error):
-    return {"status": error.status_code, "code": error.code, "param": error.param, "type": error.type, "message": str(error)}
+    return {
+        "status": error.status_code,
+        "code": error.code,
+        "param": error.param,
+        "type": error.type,
+        "message": str(error),
+    }
 
 
 report = {"sdk": __import__("openai").__version__}

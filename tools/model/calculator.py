@@ -3,6 +3,7 @@
 The engine evaluates the expression that ends right before <|eq|> (the longest
 suffix of numbers, spaces, parentheses and + - * / × ÷) and forces " " + result.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,9 @@ def expression_suffix(text: str) -> str:
         if not ch.isdigit() or not ch.isascii():
             break
         run_start = start
-        while run_start > 0 and (text[run_start - 1].isascii() and (text[run_start - 1].isdigit() or text[run_start - 1] in ",.")):
+        while run_start > 0 and (
+            text[run_start - 1].isascii() and (text[run_start - 1].isdigit() or text[run_start - 1] in ",.")
+        ):
             run_start -= 1
         number_start = start
         for i in range(run_start, start):

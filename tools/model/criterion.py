@@ -1,4 +1,5 @@
 """A Python reading of the pass criterion (src/core/judge/criterion.ts), for the build's quick eval only."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Turns corpus.jsonl conversations into token ids and loss masks (chat template of docs/internals.md)."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,10 @@ def encode_conversation(tok: Tokenizer, messages: list[dict]) -> tuple[list[int]
         if m["role"] == "assistant" and m.get("train"):
             content, forced = tok.encode_with_eq(m["content"])
             untrained = tok.encode(m.get("untrainedPrefix", ""))
-            if content[:len(untrained)] != untrained:
-                raise ValueError(f"untrainedPrefix {m['untrainedPrefix']!r} does not tokenize as the start of its message")
+            if content[: len(untrained)] != untrained:
+                raise ValueError(
+                    f"untrainedPrefix {m['untrainedPrefix']!r} does not tokenize as the start of its message"
+                )
             ids.extend(content)
             loss.extend(i >= len(untrained) and not f for i, f in enumerate(forced))
             ids.append(END)

@@ -4,6 +4,7 @@ a Python reading of the pass criterion. Guides the build; the TypeScript engine'
 
   python3 tools/model/evaluate.py --model assets/models/policy --eval tools/model/out/eval.jsonl
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,16 +22,26 @@ from tokenizer import END, EQ, PAD, Tokenizer
 
 
 @torch.no_grad()
-def generate(cfg: Config, w: dict, tok: Tokenizer, prompts: list[list[int]], *, max_new: int = 320,
-             temperature: float = 0.6, top_p: float = 0.95, top_k: int = 20, seed: int = 0) -> list[str]:
+def generate(
+    cfg: Config,
+    w: dict,
+    tok: Tokenizer,
+    prompts: list[list[int]],
+    *,
+    max_new: int = 320,
+    temperature: float = 0.6,
+    top_p: float = 0.95,
+    top_k: int = 20,
+    seed: int = 0,
+) -> list[str]:
     g = torch.Generator().manual_seed(seed)
     b = len(prompts)
     plen = max(len(p) for p in prompts)
     ids = torch.full((b, plen), PAD, dtype=torch.long)
     am = torch.zeros((b, plen), dtype=torch.long)
     for r, p in enumerate(prompts):
-        ids[r, plen - len(p):] = torch.tensor(p)
-        am[r, plen - len(p):] = 1
+        ids[r, plen - len(p) :] = torch.tensor(p)
+        am[r, plen - len(p) :] = 1
     pos = (am.cumsum(1) - 1).clamp(min=0)
     empty = torch.zeros(cfg.num_hidden_layers, b, cfg.num_attention_heads, 0, cfg.head_dim)
     logits, pk, pv = forward(cfg, w, ids, pos, am, empty, empty)
@@ -77,40 +88,94 @@ def generate(cfg: Config, w: dict, tok: Tokenizer, prompts: list[list[int]], *, 
 
 
 def confirms_save(reply: str, index: int) -> bool:
-    return f"homework/{index}.txt" in reply or re.search(r"\b(appended|added|saved|wrote|written)\b", reply, re.I) is not None
+    return (
+        f"homework/{index}.txt" in reply
+        or re.search(r"\b(appended|added|saved|wrote|written)\b", reply, re.I) is not None
+    )
 
 
 def run_eval(cfg: Config, w: dict, tok: Tokenizer, items: list[dict], seeds=(0,), batch: int = 24, log=print) -> dict:
     results: dict = {}
     for set_name in sorted({it["set"] for it in items}):
         rows = [it for it in items if it["set"] == set_name]
-        agg = {k: 0 for k in ["gold", "shown", "style_clean", "no_marker", "accepted", "h_clean", "h_no_marker", "h_gold", "h_accepted", "save"]}
+        agg = {
+            k: 0
+            for k in [
+                "gold",
+                "shown",
+                "style_clean",
+                "no_marker",
+                "accepted",
+                "h_clean",
+                "h_no_marker",
+                "h_gold",
+                "h_accepted",
+                "save",
+            ]
+        }
         n = 0
         examples = {}
         per_template: dict = {}
         for seed in seeds:
             for s in range(0, len(rows), batch):
-                chunk = rows[s:s + batch]
-                plain = generate(cfg, w, tok, [prompt_ids(tok, [{"role": "user", "content": it["first"]}]) for it in chunk], seed=seed * 1000 + s)
-                hinted = generate(cfg, w, tok, [prompt_ids(tok, [{"role": "user", "content": it["first"] + "\n\n" + it["hint"]}]) for it in chunk], seed=seed * 1000 + s + 1)
-                saves = generate(cfg, w, tok, [prompt_ids(tok, [
-                    {"role": "user", "content": it["first"]}, {"role": "assistant", "content": it["plain"]},
-                    {"role": "user", "content": it["save"]}]) for it in chunk], seed=seed * 1000 + s + 2, max_new=60)
+                chunk = rows[s : s + batch]
+                plain = generate(
+                    cfg,
+                    w,
+                    tok,
+                    [prompt_ids(tok, [{"role": "user", "content": it["first"]}]) for it in chunk],
+                    seed=seed * 1000 + s,
+                )
+                hinted = generate(
+                    cfg,
+                    w,
+                    tok,
+                    [prompt_ids(tok, [{"role": "user", "content": it["first"] + "\n\n" + it["hint"]}]) for it in chunk],
+                    seed=seed * 1000 + s + 1,
+                )
+                saves = generate(
+                    cfg,
+                    w,
+                    tok,
+                    [
+                        prompt_ids(
+                            tok,
+                            [
+                                {"role": "user", "content": it["first"]},
+                                {"role": "assistant", "content": it["plain"]},
+                                {"role": "user", "content": it["save"]},
+                            ],
+                        )
+                        for it in chunk
+                    ],
+                    seed=seed * 1000 + s + 2,
+                    max_new=60,
+                )
                 for it, a, h, sv in zip(chunk, plain, hinted, saves):
                     ja, jh = judge(a, it["gold"]), judge(h, it["gold"])
                     t = per_template.setdefault(it["template"], [0, 0, 0])
-                    t[0] += ja["gold"]; t[1] += jh["gold"]; t[2] += 1
-                    agg["gold"] += ja["gold"]; agg["shown"] += ja["shown"]; agg["style_clean"] += ja["style_clean"]
-                    agg["no_marker"] += ja["no_marker"]; agg["accepted"] += ja["accepted"]
-                    agg["h_clean"] += jh["style_clean"]; agg["h_no_marker"] += jh["no_marker"]; agg["h_gold"] += jh["gold"]
-                    agg["h_accepted"] += jh["accepted"]; agg["save"] += confirms_save(sv, it["index"])
+                    t[0] += ja["gold"]
+                    t[1] += jh["gold"]
+                    t[2] += 1
+                    agg["gold"] += ja["gold"]
+                    agg["shown"] += ja["shown"]
+                    agg["style_clean"] += ja["style_clean"]
+                    agg["no_marker"] += ja["no_marker"]
+                    agg["accepted"] += ja["accepted"]
+                    agg["h_clean"] += jh["style_clean"]
+                    agg["h_no_marker"] += jh["no_marker"]
+                    agg["h_gold"] += jh["gold"]
+                    agg["h_accepted"] += jh["accepted"]
+                    agg["save"] += confirms_save(sv, it["index"])
                     n += 1
                     if len(examples) < 3:
                         examples[it["id"]] = {"reply": a, "hinted": h, "save": sv}
         results[set_name] = {k: round(v / n, 4) for k, v in agg.items()} | {"n": n}
         log(f"[{set_name}] " + " ".join(f"{k}={v}" for k, v in results[set_name].items()))
-        log(f"[{set_name}] gold/hinted-gold by template: " + ", ".join(
-            f"{k} {g}/{hg}/{c}" for k, (g, hg, c) in sorted(per_template.items())))
+        log(
+            f"[{set_name}] gold/hinted-gold by template: "
+            + ", ".join(f"{k} {g}/{hg}/{c}" for k, (g, hg, c) in sorted(per_template.items()))
+        )
         for k, e in examples.items():
             log(f"--- {k} reply:\n{e['reply']}\n--- hinted:\n{e['hinted']}\n--- save: {e['save']}")
     return results
@@ -118,6 +183,7 @@ def run_eval(cfg: Config, w: dict, tok: Tokenizer, items: list[dict], seeds=(0,)
 
 def load_policy(model_dir: str):
     from safetensors_io import read_safetensors
+
     with open(f"{model_dir}/config.json") as f:
         c = json.load(f)
     cfg = Config(**{k: c[k] for k in Config.__dataclass_fields__ if k in c})

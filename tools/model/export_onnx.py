@@ -1,5 +1,6 @@
 """Exports decode.onnx (docs/internals.md, "decode.onnx"): weights and LoRA are graph inputs,
 KV cache in and out, dynamic batch / sequence / past / LoRA rank. Opset 17."""
+
 from __future__ import annotations
 
 import torch
@@ -18,7 +19,7 @@ class DecodeGraph(nn.Module):
     def forward(self, input_ids, position_ids, attention_mask, past_key, past_value, *tensors):
         nb, nl = len(self.base), len(self.lora)
         w = dict(zip(self.base, tensors[:nb]))
-        lora = dict(zip(self.lora, tensors[nb:nb + nl]))
+        lora = dict(zip(self.lora, tensors[nb : nb + nl]))
         scale = tensors[nb + nl]
         return forward(self.cfg, w, input_ids, position_ids, attention_mask, past_key, past_value, lora, scale)
 
@@ -35,7 +36,12 @@ def zero_lora(cfg: Config, rank: int) -> dict:
 
 
 def input_names(cfg: Config) -> list[str]:
-    return ["input_ids", "position_ids", "attention_mask", "past_key", "past_value"] + base_names(cfg) + lora_names(cfg) + ["lora_scale"]
+    return (
+        ["input_ids", "position_ids", "attention_mask", "past_key", "past_value"]
+        + base_names(cfg)
+        + lora_names(cfg)
+        + ["lora_scale"]
+    )
 
 
 def export_decode(cfg: Config, weights: dict, path: str) -> None:
@@ -67,10 +73,14 @@ def export_decode(cfg: Config, weights: dict, path: str) -> None:
         dyn[n] = {0: "rank"} if n.endswith(".A") else {1: "rank"}
     with torch.no_grad():
         torch.onnx.export(
-            graph, args, path,
+            graph,
+            args,
+            path,
             input_names=input_names(cfg),
             output_names=["logits", "present_key", "present_value"],
-            dynamic_axes=dyn, opset_version=17, do_constant_folding=True,
+            dynamic_axes=dyn,
+            opset_version=17,
+            do_constant_folding=True,
         )
 
 
@@ -100,8 +110,14 @@ def verify_with_ort(cfg: Config, weights: dict, path: str, log=print) -> float:
         scale = torch.tensor(32.0 / rank)
         with torch.no_grad():
             ref = forward(cfg, weights, ids, pos, am, pk, pv, lora, scale)
-        feeds = {"input_ids": ids.numpy(), "position_ids": pos.numpy(), "attention_mask": am.numpy(),
-                 "past_key": pk.numpy(), "past_value": pv.numpy(), "lora_scale": np.array(scale.item(), dtype=np.float32)}
+        feeds = {
+            "input_ids": ids.numpy(),
+            "position_ids": pos.numpy(),
+            "attention_mask": am.numpy(),
+            "past_key": pk.numpy(),
+            "past_value": pv.numpy(),
+            "lora_scale": np.array(scale.item(), dtype=np.float32),
+        }
         feeds.update({n: weights[n].detach().numpy() for n in base_names(cfg)})
         feeds.update({n: t.numpy() for n, t in lora.items()})
         out = sess.run(None, feeds)

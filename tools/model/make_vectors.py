@@ -1,5 +1,6 @@
 """Writes tokenizer_vectors.json: texts (tricky ones included) → ids under the committed
 tokenizer, for the TypeScript tokenizer's test (src/backends/embedded/engine/tokenizer.test.ts)."""
+
 from __future__ import annotations
 
 import json

@@ -9,6 +9,7 @@ The math lives in one functional forward, `forward()`, taking the weights as a
 dict: training calls it with the module's parameters, the ONNX exporter with
 graph inputs (weights are inputs, not initializers), LoRA included.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,18 +41,20 @@ class Config:
 
     def hf_json(self) -> dict:
         d = asdict(self)
-        d.update({
-            "architectures": ["LlamaForCausalLM"],
-            "model_type": "llama",
-            "num_key_value_heads": self.num_attention_heads,
-            "hidden_act": "silu",
-            "attention_bias": False,
-            "mlp_bias": False,
-            "torch_dtype": "float32",
-            "bos_token_id": None,
-            "eos_token_id": 4,
-            "pad_token_id": 0,
-        })
+        d.update(
+            {
+                "architectures": ["LlamaForCausalLM"],
+                "model_type": "llama",
+                "num_key_value_heads": self.num_attention_heads,
+                "hidden_act": "silu",
+                "attention_bias": False,
+                "mlp_bias": False,
+                "torch_dtype": "float32",
+                "bos_token_id": None,
+                "eos_token_id": 4,
+                "pad_token_id": 0,
+            }
+        )
         return d
 
 
@@ -108,7 +111,9 @@ def linear(x: torch.Tensor, w: torch.Tensor, lora: dict | None, key: str, scale)
     return y
 
 
-def attention_bias(attention_mask: torch.Tensor, past_len_like: torch.Tensor, seq_len_like: torch.Tensor) -> torch.Tensor:
+def attention_bias(
+    attention_mask: torch.Tensor, past_len_like: torch.Tensor, seq_len_like: torch.Tensor
+) -> torch.Tensor:
     """Additive [B, 1, S, P+S] bias: causal over absolute slots, and masked where attention_mask is 0."""
     s = seq_len_like.shape[1]
     p = past_len_like.shape[3]
@@ -199,4 +204,3 @@ class Policy(nn.Module):
         position_ids = torch.arange(s).unsqueeze(0).expand(b, s)
         empty = torch.zeros(cfg.num_hidden_layers, b, cfg.num_attention_heads, 0, cfg.head_dim)
         return forward(cfg, self.weights(), input_ids, position_ids, attention_mask, empty, empty, return_hidden=True)
-

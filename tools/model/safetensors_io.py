@@ -1,6 +1,7 @@
 """Minimal safetensors reader/writer for float32 tensors (the format is an 8-byte
 little-endian header length, a JSON header of dtype/shape/offsets, then the raw data).
 Written by hand because the `safetensors` package is not part of the Debian toolchain."""
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,7 @@ def read_safetensors(path: str) -> dict:
     with open(path, "rb") as f:
         raw = f.read()
     (n,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + n])
+    header = json.loads(raw[8 : 8 + n])
     base = 8 + n
     out = {}
     for name, info in header.items():
@@ -44,5 +45,5 @@ def read_safetensors(path: str) -> dict:
         if info["dtype"] != "F32":
             raise ValueError(f"{path}: {name} is {info['dtype']}, expected F32")
         s, e = info["data_offsets"]
-        out[name] = torch.from_numpy(np.frombuffer(raw[base + s:base + e], dtype="<f4").copy()).reshape(info["shape"])
+        out[name] = torch.from_numpy(np.frombuffer(raw[base + s : base + e], dtype="<f4").copy()).reshape(info["shape"])
     return out

@@ -4,6 +4,7 @@ Word pieces with their leading space, digits split one by one, specials first.
 It must agree token for token with src/backends/embedded/engine/tokenizer.ts; the
 vectors in tokenizer_vectors.json (written by make_vectors.py) are the proof.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,12 +20,27 @@ ROLE_IDS = {"system": SYSTEM, "user": USER, "assistant": ASSISTANT}
 # JavaScript's \s (what the TypeScript tokenizer's /u regex uses); Python's own \s
 # differs on \x1c-\x1f and U+FEFF, so the class is spelled out.
 _JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-PIECE_RE = re.compile(
-    r" ?[A-Za-z]+| ?[0-9]|[0-9]|\n| ?[^A-Za-z0-9" + _JS_WS + r"]|[" + _JS_WS + r"]"
-)
+PIECE_RE = re.compile(r" ?[A-Za-z]+| ?[0-9]|[0-9]|\n| ?[^A-Za-z0-9" + _JS_WS + r"]|[" + _JS_WS + r"]")
 
 # Characters always in the vocabulary so that ordinary text never needs <|unk|>.
-BASE_CHARS = [chr(c) for c in range(32, 127)] + ["\n", "\t", "×", "÷", "•", "—", "–", "’", "‘", "“", "”", "…", "é", "°", "€", "£"]
+BASE_CHARS = [chr(c) for c in range(32, 127)] + [
+    "\n",
+    "\t",
+    "×",
+    "÷",
+    "•",
+    "—",
+    "–",
+    "’",
+    "‘",
+    "“",
+    "”",
+    "…",
+    "é",
+    "°",
+    "€",
+    "£",
+]
 
 
 def pieces(text: str) -> list[str]:

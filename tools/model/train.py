@@ -1,4 +1,5 @@
 """Seeded pretraining of the embedded policy on the corpus (next-token loss on assistant targets)."""
+
 from __future__ import annotations
 
 import math
@@ -12,10 +13,24 @@ from data import collate, make_batches
 from model import Config, Policy
 
 
-def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr: float,
-          warmup: int, weight_decay: float, digit_ids: list[int] | None = None, digit_weight: float = 1.0,
-          log_every: int = 50, log=print, checkpoint=None, checkpoint_every: int = 0,
-          init: dict | None = None) -> tuple[Policy, dict]:
+def train(
+    cfg: Config,
+    examples,
+    *,
+    seed: int,
+    steps: int,
+    token_budget: int,
+    lr: float,
+    warmup: int,
+    weight_decay: float,
+    digit_ids: list[int] | None = None,
+    digit_weight: float = 1.0,
+    log_every: int = 50,
+    log=print,
+    checkpoint=None,
+    checkpoint_every: int = 0,
+    init: dict | None = None,
+) -> tuple[Policy, dict]:
     """`init`: weights (HF names) to start from instead of the seeded random ones — a
     later build stage continuing an earlier one.
     `checkpoint(model, step)` is called every `checkpoint_every` steps, so a long build
@@ -33,7 +48,9 @@ def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr
     no_decay = [p for n, p in zip(model.names, model.params) if n.endswith("norm.weight")]
     opt = torch.optim.AdamW(
         [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-        lr=lr, betas=(0.9, 0.98), eps=1e-8,
+        lr=lr,
+        betas=(0.9, 0.98),
+        eps=1e-8,
     )
 
     def lr_at(step: int) -> float:
@@ -72,8 +89,10 @@ def train(cfg: Config, examples, *, seed: int, steps: int, token_budget: int, lr
         ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
         if (step + 1) % log_every == 0 or step == steps - 1:
             el = time.time() - t0
-            log(f"step {step + 1}/{steps} loss {loss.item():.4f} ema {ema:.4f} lr {lr_at(step):.2e} "
-                f"tok/s {tokens / el:.0f} elapsed {el / 60:.1f} min")
+            log(
+                f"step {step + 1}/{steps} loss {loss.item():.4f} ema {ema:.4f} lr {lr_at(step):.2e} "
+                f"tok/s {tokens / el:.0f} elapsed {el / 60:.1f} min"
+            )
             history.append({"step": step + 1, "loss": round(loss.item(), 5), "ema": round(ema, 5)})
         if checkpoint and checkpoint_every and (step + 1) % checkpoint_every == 0 and step + 1 < steps:
             checkpoint(model, step + 1)

@@ -50,7 +50,9 @@ class LlamaShape:
         heads = int(config["num_attention_heads"])
         kv_heads = int(config.get("num_key_value_heads", heads))
         if kv_heads != heads:
-            raise ValueError("grad.onnx supports multi-head attention only (num_key_value_heads == num_attention_heads)")
+            raise ValueError(
+                "grad.onnx supports multi-head attention only (num_key_value_heads == num_attention_heads)"
+            )
         return LlamaShape(
             vocab_size=int(config["vocab_size"]),
             hidden_size=int(config["hidden_size"]),
@@ -64,7 +66,9 @@ class LlamaShape:
     def module_dims(self, module: str) -> tuple[int, int]:
         """(in, out) of a LoRA target module."""
         d, f = self.hidden_size, self.intermediate_size
-        return {"q": (d, d), "k": (d, d), "v": (d, d), "o": (d, d), "gate": (d, f), "up": (d, f), "down": (f, d)}[module]
+        return {"q": (d, d), "k": (d, d), "v": (d, d), "o": (d, d), "gate": (d, f), "up": (d, f), "down": (f, d)}[
+            module
+        ]
 
 
 def base_tensor_names(shape: LlamaShape) -> list[str]:
@@ -195,7 +199,9 @@ class LoraGrad(torch.nn.Module):
             return x.transpose(1, 2).reshape(batch, time, heads * head_dim)
 
         def lin(i, m, x):
-            return lora_forward(x, base[base_weight_name(i, m)], lora[f"lora.{i}.{m}.A"], lora[f"lora.{i}.{m}.B"], scale)
+            return lora_forward(
+                x, base[base_weight_name(i, m)], lora[f"lora.{i}.{m}.A"], lora[f"lora.{i}.{m}.B"], scale
+            )
 
         # ---- forward, keeping what the backward needs
         h = embed[input_ids]
@@ -221,9 +227,33 @@ class LoraGrad(torch.nn.Module):
             act = g * sig
             mid = act * u
             down, zd = lin(i, "down", mid)
-            saved.append(dict(n1=n1, xhat1=xhat1, r1=r1, zq=zq, zk=zk, zv=zv, qr=qr, kr=kr, vh=vh, probs=probs,
-                              ctx=ctx, zo=zo, n2=n2, xhat2=xhat2, r2=r2, zg=zg, zu=zu, g=g, sig=sig, act=act, u=u,
-                              mid=mid, zd=zd))
+            saved.append(
+                dict(
+                    n1=n1,
+                    xhat1=xhat1,
+                    r1=r1,
+                    zq=zq,
+                    zk=zk,
+                    zv=zv,
+                    qr=qr,
+                    kr=kr,
+                    vh=vh,
+                    probs=probs,
+                    ctx=ctx,
+                    zo=zo,
+                    n2=n2,
+                    xhat2=xhat2,
+                    r2=r2,
+                    zg=zg,
+                    zu=zu,
+                    g=g,
+                    sig=sig,
+                    act=act,
+                    u=u,
+                    mid=mid,
+                    zd=zd,
+                )
+            )
             h = h2 + down
         nf, xhatf, rf = rms_forward(h, base["model.norm.weight"], s.rms_norm_eps)
         logits = nf @ embed.transpose(0, 1)
@@ -232,8 +262,9 @@ class LoraGrad(torch.nn.Module):
         grads: dict[str, torch.Tensor] = {}
 
         def lin_back(i, m, dy, x, z):
-            dx, ga, gb = lora_backward(dy, x, z, base[base_weight_name(i, m)], lora[f"lora.{i}.{m}.A"],
-                                       lora[f"lora.{i}.{m}.B"], scale)
+            dx, ga, gb = lora_backward(
+                dy, x, z, base[base_weight_name(i, m)], lora[f"lora.{i}.{m}.A"], lora[f"lora.{i}.{m}.B"], scale
+            )
             grads[f"lora.{i}.{m}.A"] = ga
             grads[f"lora.{i}.{m}.B"] = gb
             return dx

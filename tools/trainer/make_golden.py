@@ -109,7 +109,9 @@ def make_samples(g, base, lora, scale):
         old = lp.gather(1, y[:, None])[:, 0] + 0.3 * torch.randn(rlen, generator=g, dtype=torch.float64)
         if n == 0:
             old[1] = old[1] - 25.0  # log-ratio beyond the +-20 clamp
-        top = torch.topk(lp + 0.5 * torch.randn(lp.shape, generator=g, dtype=torch.float64), OBJECTIVE["topK"], -1).indices
+        top = torch.topk(
+            lp + 0.5 * torch.randn(lp.shape, generator=g, dtype=torch.float64), OBJECTIVE["topK"], -1
+        ).indices
         old_top = lp.gather(1, top) + 0.3 * torch.randn(top.shape, generator=g, dtype=torch.float64)
         sample = {
             "sessionId": f"golden-{n}",
@@ -137,7 +139,9 @@ def add_frozen_base_scores(samples, base):
             lp_base = reference.response_logprobs(TINY_CONFIG, base, None, 0.0, s["promptIds"], s["responseIds"], temp)
             s["baseLogprobs"] = lp_base.tolist()
             if "hintedPromptIds" in s:
-                lp_t = reference.response_logprobs(TINY_CONFIG, base, None, 0.0, s["hintedPromptIds"], s["responseIds"], temp)
+                lp_t = reference.response_logprobs(
+                    TINY_CONFIG, base, None, 0.0, s["hintedPromptIds"], s["responseIds"], temp
+                )
                 s["teacherTopLogprobs"] = lp_t.gather(1, torch.tensor(s["topIds"])).tolist()
             else:
                 s["teacherTopLogprobs"] = None
@@ -164,8 +168,15 @@ def check_handwritten_backward(base, lora, scale):
     for name in lora_names(shape):
         _, i, m, ab = name.split(".")
         flat_lora.append(lora[f"{i}.{m}"][0 if ab == "A" else 1])
-    out = module(ids, pos, mask, *[base[n] for n in base_tensor_names(shape)], *flat_lora,
-                 torch.tensor(scale, dtype=torch.float64), G)
+    out = module(
+        ids,
+        pos,
+        mask,
+        *[base[n] for n in base_tensor_names(shape)],
+        *flat_lora,
+        torch.tensor(scale, dtype=torch.float64),
+        G,
+    )
     worst = 0.0
     for name, got in zip(lora_names(shape), out[1:]):
         _, i, m, ab = name.split(".")
@@ -184,8 +195,13 @@ def run_optimizer(base, lora, scale, samples):
     """torch.optim.AdamW (decoupled weight decay) with clip_grad_norm_, OPTIMIZER["steps"] steps on the batch."""
     leaves = {k: (a.clone().requires_grad_(True), b.clone().requires_grad_(True)) for k, (a, b) in lora.items()}
     params = [t for pair in leaves.values() for t in pair]
-    opt = torch.optim.AdamW(params, lr=OPTIMIZER["lr"], betas=tuple(OPTIMIZER["betas"]), eps=OPTIMIZER["eps"],
-                            weight_decay=OPTIMIZER["weightDecay"])
+    opt = torch.optim.AdamW(
+        params,
+        lr=OPTIMIZER["lr"],
+        betas=tuple(OPTIMIZER["betas"]),
+        eps=OPTIMIZER["eps"],
+        weight_decay=OPTIMIZER["weightDecay"],
+    )
     for _ in range(OPTIMIZER["steps"]):
         opt.zero_grad()
         loss, _ = reference.objective(TINY_CONFIG, base, leaves, scale, samples, OBJECTIVE)
@@ -216,7 +232,7 @@ def main() -> None:
 
     golden = {
         "about": "Trainer golden vectors: written by tools/trainer/make_golden.py "
-                 "with the torch-autograd reference (tools/trainer/reference.py). float64.",
+        "with the torch-autograd reference (tools/trainer/reference.py). float64.",
         "seed": SEED,
         "config": TINY_CONFIG,
         "lora": {"rank": RANK, "alpha": ALPHA, "scale": scale, "targets": list(MODULES)},
@@ -236,7 +252,9 @@ def main() -> None:
             "opd": float(parts["opd"]),
             "kl": float(parts["kl"]),
             "tokens": parts["tokens"],
-            "frozenBase": [{"teacherTopLogprobs": x["teacherTopLogprobs"], "baseLogprobs": x["baseLogprobs"]} for x in samples],
+            "frozenBase": [
+                {"teacherTopLogprobs": x["teacherTopLogprobs"], "baseLogprobs": x["baseLogprobs"]} for x in samples
+            ],
             "grads": {
                 f"lora.{k}.{ab}": {"shape": list(t.grad.shape), "data": t.grad.flatten().tolist()}
                 for k, (a, b) in leaves.items()
@@ -251,8 +269,10 @@ def main() -> None:
     (OUT / "tiny-config.json").write_text(json.dumps(TINY_CONFIG, indent=2) + "\n")
     export(TINY_CONFIG, OUT / "grad-tiny-f64.onnx", torch.float64)
     export(TINY_CONFIG, OUT / "grad-tiny-f32.onnx", torch.float32)
-    print(f"loss {float(loss):.6f} pg {float(parts['pg']):.6f} opd {float(parts['opd']):.6f} "
-          f"kl {float(parts['kl']):.6f} tokens {parts['tokens']}")
+    print(
+        f"loss {float(loss):.6f} pg {float(parts['pg']):.6f} opd {float(parts['opd']):.6f} "
+        f"kl {float(parts['kl']):.6f} tokens {parts['tokens']}"
+    )
     print(f"wrote {OUT}")
 
 

@@ -82,9 +82,7 @@ export function AcceptStrip({
           {markers.published !== null && shown.includes(markers.published) && (
             <ReferenceLine x={markers.published} stroke={PALETTE.published} strokeDasharray="5 4" strokeWidth={1.5} />
           )}
-          {markers.adapted !== null && shown.includes(markers.adapted) && (
-            <ReferenceLine x={markers.adapted} stroke={PALETTE.adapted} strokeWidth={2} />
-          )}
+          {markers.adapted !== null && shown.includes(markers.adapted) && <ReferenceLine x={markers.adapted} stroke={PALETTE.adapted} strokeWidth={2} />}
         </BarChart>
       </ResponsiveContainer>
     </div>

@@ -50,7 +50,15 @@ function CompareTooltip({ active, payload, runs, smoothing }: TooltipContentProp
                   <span className="swatch" style={compareSwatchStyle(i)} />
                   {run.label}
                 </td>
-                <td className="num">{smoothed === undefined ? '—' : <>{exactValue(smoothed)} <span className="muted">{percent(smoothed, 1)}</span></>}</td>
+                <td className="num">
+                  {smoothed === undefined ? (
+                    '—'
+                  ) : (
+                    <>
+                      {exactValue(smoothed)} <span className="muted">{percent(smoothed, 1)}</span>
+                    </>
+                  )}
+                </td>
                 <td className="num">{row[`r${i}`] ?? '—'}</td>
               </tr>
             );
@@ -131,7 +139,17 @@ export function CompareChart({
         onReset={() => onZoom(null)}
         onPng={exporter.png}
         onSvg={exporter.svg}
-        onCsv={() => saveFile(`compare-${fileStem(rate.label)}.csv`, compareCsv(runs.map((run) => ({ label: run.label, rows: run.sessions })), rate, smoothing, sessions))}
+        onCsv={() =>
+          saveFile(
+            `compare-${fileStem(rate.label)}.csv`,
+            compareCsv(
+              runs.map((run) => ({ label: run.label, rows: run.sessions })),
+              rate,
+              smoothing,
+              sessions,
+            ),
+          )
+        }
         disabled={shown.length === 0}
         problem={exporter.problem}
         title={compact ? `${rate.label} rate` : undefined}

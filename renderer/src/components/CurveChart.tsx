@@ -155,8 +155,17 @@ export function CurveChart(props: CurveChartProps) {
 
   const markers: ChartMarker[] = [
     ...(publishedInView ? [{ key: 'published', at: published.adaptationSession, label: published.label, color: PALETTE.published, strokeWidth: 1.5 }] : []),
-    ...(adaptedInView ? [{ key: 'adapted', at: adaptationSession, label: `This run: adapted @${adaptationSession}`, color: PALETTE.adapted, strokeWidth: 2 }] : []),
-    ...eventsInView.map((event, i) => ({ key: `event-${i}`, at: event.session, label: event.label, color: eventColor(event), dash: eventDash(event), strokeWidth: 1.5 })),
+    ...(adaptedInView
+      ? [{ key: 'adapted', at: adaptationSession, label: `This run: adapted @${adaptationSession}`, color: PALETTE.adapted, strokeWidth: 2 }]
+      : []),
+    ...eventsInView.map((event, i) => ({
+      key: `event-${i}`,
+      at: event.session,
+      label: event.label,
+      color: eventColor(event),
+      dash: eventDash(event),
+      strokeWidth: 1.5,
+    })),
     ...eventsAfterEnd.map((event, i) => ({
       key: `after-${i}`,
       at: 'end' as const,
@@ -170,7 +179,10 @@ export function CurveChart(props: CurveChartProps) {
   const exporter = useChartExport(frame, () => ({
     title: `${title} · smoothing: ${smoothingLabel(smoothing)}`,
     legend: [
-      ...RATE_SERIES.filter((series) => visible[series.key]).map((series) => ({ label: `${series.label} (${smoothingShort(smoothing)})`, color: series.color })),
+      ...RATE_SERIES.filter((series) => visible[series.key]).map((series) => ({
+        label: `${series.label} (${smoothingShort(smoothing)})`,
+        color: series.color,
+      })),
       ...(overlay !== null ? [{ label: referenceLabel(overlayTitle), color: PALETTE.reference, dashed: true }] : []),
     ],
     stem: `${fileStem(title)}-curve`,
@@ -293,7 +305,13 @@ export function CurveChart(props: CurveChartProps) {
             )}
             {publishedInView && <ReferenceLine x={published.adaptationSession} stroke={PALETTE.published} strokeDasharray="5 4" strokeWidth={1.5} />}
             {eventsInView.map((event, index) => (
-              <ReferenceLine key={`${event.kind}-${event.session}-${index}`} x={event.session} stroke={eventColor(event)} strokeWidth={1.5} strokeDasharray={eventDash(event)} />
+              <ReferenceLine
+                key={`${event.kind}-${event.session}-${index}`}
+                x={event.session}
+                stroke={eventColor(event)}
+                strokeWidth={1.5}
+                strokeDasharray={eventDash(event)}
+              />
             ))}
             {adaptedInView && <ReferenceLine x={adaptationSession} stroke={PALETTE.adapted} strokeWidth={2} />}
             <MarkerLayer markers={markers} onRows={setLabelRows} />

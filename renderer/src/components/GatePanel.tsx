@@ -22,10 +22,22 @@ function GateTooltip({ active, payload }: TooltipContentProps) {
       {isUnmeasured(row) && <div className="chart-tooltip-foot">rejected before any probe round: not measured</div>}
       <table>
         <tbody>
-          <tr><td>candidate clean_rate</td><td className="num">{percent(row.clean_rate, 1)}</td></tr>
-          <tr><td>best so far</td><td className="num">{percent(row.best, 1)}</td></tr>
-          <tr><td>gold_rate</td><td className="num">{percent(row.gold_rate, 1)}</td></tr>
-          <tr><td>answered_rate</td><td className="num">{percent(row.answered_rate, 1)}</td></tr>
+          <tr>
+            <td>candidate clean_rate</td>
+            <td className="num">{percent(row.clean_rate, 1)}</td>
+          </tr>
+          <tr>
+            <td>best so far</td>
+            <td className="num">{percent(row.best, 1)}</td>
+          </tr>
+          <tr>
+            <td>gold_rate</td>
+            <td className="num">{percent(row.gold_rate, 1)}</td>
+          </tr>
+          <tr>
+            <td>answered_rate</td>
+            <td className="num">{percent(row.answered_rate, 1)}</td>
+          </tr>
         </tbody>
       </table>
     </div>
@@ -45,7 +57,12 @@ function UnmeasuredMark(props: { cx?: number; cy?: number; payload?: GatePoint }
   const { cx, cy, payload } = props;
   if (cx === undefined || cy === undefined || payload === undefined || !isUnmeasured(payload)) return <g />;
   return (
-    <path d={`M${cx - 4},${cy - 4} L${cx + 4},${cy + 4} M${cx - 4},${cy + 4} L${cx + 4},${cy - 4}`} stroke={PALETTE.reject} strokeWidth={2} data-outcome="unmeasured" />
+    <path
+      d={`M${cx - 4},${cy - 4} L${cx + 4},${cy + 4} M${cx - 4},${cy + 4} L${cx + 4},${cy - 4}`}
+      stroke={PALETTE.reject}
+      strokeWidth={2}
+      data-outcome="unmeasured"
+    />
   );
 }
 
@@ -79,33 +96,61 @@ export function GatePanel({ steps }: { steps: GateRow[] }) {
       <header className="card-header">
         <h3>Gate decisions (gate.csv)</h3>
         <span className="card-meta">
-          {steps.length} steps · <span className="text-good">{selected} selected</span> ·{' '}
-          <span className="text-bad">{rejected} rejected</span>
+          {steps.length} steps · <span className="text-good">{selected} selected</span> · <span className="text-bad">{rejected} rejected</span>
           {unmeasured > 0 && <> ({unmeasured} before any probe)</>} · x: {byStep ? 'optimizer step' : 'candidate, in file order'}
         </span>
       </header>
       <div className="legend-row">
-        <span className="legend-item"><span className="swatch" style={{ background: PALETTE.clean }} />candidate clean_rate (dot: <span className="text-good">●</span> select, <span className="text-bad">○</span> reject)</span>
-        <span className="legend-item"><span className="swatch dashed" style={{ borderColor: PALETTE.best }} />best selected so far</span>
-        <span className="legend-item"><span className="swatch" style={{ background: PALETTE.gold }} />gold_rate</span>
-        {unmeasured > 0 && <span className="legend-item"><span className="text-bad">✗</span> rejected before any probe round (not measured)</span>}
+        <span className="legend-item">
+          <span className="swatch" style={{ background: PALETTE.clean }} />
+          candidate clean_rate (dot: <span className="text-good">●</span> select, <span className="text-bad">○</span> reject)
+        </span>
+        <span className="legend-item">
+          <span className="swatch dashed" style={{ borderColor: PALETTE.best }} />
+          best selected so far
+        </span>
+        <span className="legend-item">
+          <span className="swatch" style={{ background: PALETTE.gold }} />
+          gold_rate
+        </span>
+        {unmeasured > 0 && (
+          <span className="legend-item">
+            <span className="text-bad">✗</span> rejected before any probe round (not measured)
+          </span>
+        )}
       </div>
       <ResponsiveContainer width="100%" height={220}>
         <LineChart data={points} margin={CHART_MARGIN}>
           <CartesianGrid stroke={PALETTE.grid} vertical={false} />
           <XAxis dataKey={xKey} ticks={ticksOf(points.map((p) => (byStep ? p.step : p.position)))} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
-          <YAxis width={Y_AXIS_WIDTH} domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={(v: number) => percent(v)} tick={TICK_STYLE} stroke={PALETTE.grid} tickLine={false} />
+          <YAxis
+            width={Y_AXIS_WIDTH}
+            domain={[0, 1]}
+            ticks={[0, 0.25, 0.5, 0.75, 1]}
+            tickFormatter={(v: number) => percent(v)}
+            tick={TICK_STYLE}
+            stroke={PALETTE.grid}
+            tickLine={false}
+          />
           <Tooltip content={GateTooltip} isAnimationActive={false} />
           <Line dataKey="gold_rate" stroke={PALETTE.gold} strokeWidth={1.25} strokeOpacity={0.8} dot={false} activeDot={false} isAnimationActive={false} />
-          <Line dataKey="best" type="stepAfter" stroke={PALETTE.best} strokeDasharray="5 4" strokeWidth={1.5} dot={false} activeDot={false} isAnimationActive={false} />
+          <Line
+            dataKey="best"
+            type="stepAfter"
+            stroke={PALETTE.best}
+            strokeDasharray="5 4"
+            strokeWidth={1.5}
+            dot={false}
+            activeDot={false}
+            isAnimationActive={false}
+          />
           <Line dataKey="clean_rate" stroke={PALETTE.clean} strokeWidth={1.75} dot={OutcomeDot} activeDot={{ r: 5 }} isAnimationActive={false} />
           {unmeasured > 0 && <Line dataKey="unmeasured" stroke="none" dot={UnmeasuredMark} activeDot={false} isAnimationActive={false} legendType="none" />}
         </LineChart>
       </ResponsiveContainer>
       <p className="card-note">
-        Reef&apos;s gate compared the candidate&apos;s probe style rate with the best so far. A gate on the style rate alone
-        cannot tell a floor (every reply fails) from progress — GateLab&apos;s gate also checks pass, gold and answered
-        rates against the serving version.
+        Reef&apos;s gate compared the candidate&apos;s probe style rate with the best so far. A gate on the style rate alone cannot tell a floor (every reply
+        fails) from progress — GateLab&apos;s gate also checks pass, gold and answered rates against the serving version.
       </p>
     </section>
   );

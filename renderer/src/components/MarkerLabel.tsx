@@ -94,7 +94,17 @@ export function MarkerLayer({ markers, onRows }: { markers: readonly ChartMarker
         const top = plot.y - (row + 1) * LABEL_ROW + 3;
         return (
           <g key={marker.key} className="marker-label" data-marker-label={marker.label} data-marker-at={marker.at}>
-            <rect x={left} y={top} width={boxWidth} height={LABEL_HEIGHT} rx={4} fill={PALETTE.labelBackground} stroke={marker.color} strokeWidth={1} opacity={0.95} />
+            <rect
+              x={left}
+              y={top}
+              width={boxWidth}
+              height={LABEL_HEIGHT}
+              rx={4}
+              fill={PALETTE.labelBackground}
+              stroke={marker.color}
+              strokeWidth={1}
+              opacity={0.95}
+            />
             <text
               ref={(element) => {
                 if (element === null) texts.current.delete(marker.key);

@@ -24,7 +24,8 @@ export function OpenRunInput() {
         event.currentTarget.value = '';
         if (files.length === 0) return;
         // While runs are compared, a run opened is one more run in the comparison.
-        if (useCompareStore.getState().comparing) void useCompareStore.getState().addPicked(files.map((file) => ({ file, relativePath: file.webkitRelativePath })));
+        if (useCompareStore.getState().comparing)
+          void useCompareStore.getState().addPicked(files.map((file) => ({ file, relativePath: file.webkitRelativePath })));
         else void openFiles(files);
       }}
     />

@@ -71,15 +71,51 @@ export function RangeControl({
     <div className="range-control" role="group" aria-label="Axis ranges">
       <label>
         Sessions{' '}
-        <input type="number" data-testid="range-from" aria-label="First session" min={first} max={last} step={1} value={draft.from} onChange={(e) => typeSessions({ from: e.currentTarget.value, to: draft.to })} />
+        <input
+          type="number"
+          data-testid="range-from"
+          aria-label="First session"
+          min={first}
+          max={last}
+          step={1}
+          value={draft.from}
+          onChange={(e) => typeSessions({ from: e.currentTarget.value, to: draft.to })}
+        />
         –
-        <input type="number" data-testid="range-to" aria-label="Last session" min={first} max={last} step={1} value={draft.to} onChange={(e) => typeSessions({ from: draft.from, to: e.currentTarget.value })} />
+        <input
+          type="number"
+          data-testid="range-to"
+          aria-label="Last session"
+          min={first}
+          max={last}
+          step={1}
+          value={draft.to}
+          onChange={(e) => typeSessions({ from: draft.from, to: e.currentTarget.value })}
+        />
       </label>
       <label>
         y{' '}
-        <input type="number" data-testid="range-ymin" aria-label="y minimum, percent" min={0} max={100} step={5} value={draft.min} onChange={(e) => typeY({ min: e.currentTarget.value, max: draft.max })} />
+        <input
+          type="number"
+          data-testid="range-ymin"
+          aria-label="y minimum, percent"
+          min={0}
+          max={100}
+          step={5}
+          value={draft.min}
+          onChange={(e) => typeY({ min: e.currentTarget.value, max: draft.max })}
+        />
         –
-        <input type="number" data-testid="range-ymax" aria-label="y maximum, percent" min={0} max={100} step={5} value={draft.max} onChange={(e) => typeY({ min: draft.min, max: e.currentTarget.value })} />
+        <input
+          type="number"
+          data-testid="range-ymax"
+          aria-label="y maximum, percent"
+          min={0}
+          max={100}
+          step={5}
+          value={draft.max}
+          onChange={(e) => typeY({ min: draft.min, max: e.currentTarget.value })}
+        />
         %
       </label>
       <button

@@ -32,11 +32,7 @@ export function SmoothingControl() {
     <div className="smoothing-control" role="group" aria-label="Smoothing" data-testid="smoothing-control" title={smoothingLabel(smoothing)}>
       <label>
         Smoothing{' '}
-        <select
-          data-testid="smoothing-kind"
-          value={smoothing.kind}
-          onChange={(event) => setSmoothing(initial(event.currentTarget.value as Smoothing['kind']))}
-        >
+        <select data-testid="smoothing-kind" value={smoothing.kind} onChange={(event) => setSmoothing(initial(event.currentTarget.value as Smoothing['kind']))}>
           {KINDS.map((k) => (
             <option key={k.kind} value={k.kind}>
               {k.label}
@@ -78,7 +74,8 @@ export function SmoothingControl() {
         </label>
       )}
       <label className="toggle">
-        <input type="checkbox" data-testid="show-raw" checked={showRaw} onChange={(event) => setShowRaw(event.currentTarget.checked)} /> per-session values, faint
+        <input type="checkbox" data-testid="show-raw" checked={showRaw} onChange={(event) => setShowRaw(event.currentTarget.checked)} /> per-session values,
+        faint
       </label>
     </div>
   );

@@ -48,7 +48,11 @@ export function SummaryTiles({ run, published, reference }: { run: LoadedRun; pu
       />
       <Tile
         testId="tile-published"
-        label={published === null ? 'Reef published' : `Reef published (${published.model.split('-').slice(0, 2).join('-')}, ${published.gated ? 'gated' : 'no gate'})`}
+        label={
+          published === null
+            ? 'Reef published'
+            : `Reef published (${published.model.split('-').slice(0, 2).join('-')}, ${published.gated ? 'gated' : 'no gate'})`
+        }
         value={published === null ? '—' : `Session ${published.adaptationSession}`}
         detail={
           published === null

@@ -70,7 +70,11 @@ export function TopBar() {
       <div className="topbar-right">
         <RunningLink />
         <AwaitingMenu />
-        <span className="mode-badge" data-testid="mode-badge" title={info === null ? '' : `GateLab v${info.version} · ${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}>
+        <span
+          className="mode-badge"
+          data-testid="mode-badge"
+          title={info === null ? '' : `GateLab v${info.version} · ${mode} · ${transport} · ${info.platform} · Node ${info.versions.node}`}
+        >
           {mode} <span className="mode-transport">· {transport}</span>
         </span>
         {info !== null && <span className="version">v{info.version}</span>}

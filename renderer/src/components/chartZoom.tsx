@@ -93,13 +93,34 @@ export function ChartToolbar({
           Reset zoom
         </button>
       )}
-      <button type="button" className="button secondary small" data-testid="export-png" onClick={onPng} disabled={disabled} title="The chart as drawn, with its title and legend">
+      <button
+        type="button"
+        className="button secondary small"
+        data-testid="export-png"
+        onClick={onPng}
+        disabled={disabled}
+        title="The chart as drawn, with its title and legend"
+      >
         PNG
       </button>
-      <button type="button" className="button secondary small" data-testid="export-svg" onClick={onSvg} disabled={disabled} title="The chart as drawn, with its title and legend, as vector graphics">
+      <button
+        type="button"
+        className="button secondary small"
+        data-testid="export-svg"
+        onClick={onSvg}
+        disabled={disabled}
+        title="The chart as drawn, with its title and legend, as vector graphics"
+      >
         SVG
       </button>
-      <button type="button" className="button secondary small" data-testid="export-csv" onClick={onCsv} disabled={disabled} title="The sessions in view: raw values, then the series as smoothed">
+      <button
+        type="button"
+        className="button secondary small"
+        data-testid="export-csv"
+        onClick={onCsv}
+        disabled={disabled}
+        title="The sessions in view: raw values, then the series as smoothed"
+      >
         CSV
       </button>
       {problem !== null && (

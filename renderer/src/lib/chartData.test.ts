@@ -4,8 +4,22 @@ import { buildChartRows, gateStats, rejectionReasons, sessionsInRange, windowMea
 
 function row(session: number, fields: Partial<CurveRow> = {}): CurveRow {
   return {
-    session, accept: 0, bold: 0, bullets: 0, numbered: 0, list: 0, no_shown_work: 0, no_gold_answer: 0, style_clean: 1,
-    turns: 3, first_reply_chars: 500, accept_cum: 0, accept_rate_10: 0, bold_rate_10: 0, list_rate_10: 0, style_clean_rate_10: 1,
+    session,
+    accept: 0,
+    bold: 0,
+    bullets: 0,
+    numbered: 0,
+    list: 0,
+    no_shown_work: 0,
+    no_gold_answer: 0,
+    style_clean: 1,
+    turns: 3,
+    first_reply_chars: 500,
+    accept_cum: 0,
+    accept_rate_10: 0,
+    bold_rate_10: 0,
+    list_rate_10: 0,
+    style_clean_rate_10: 1,
     ...fields,
   };
 }

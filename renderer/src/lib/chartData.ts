@@ -23,8 +23,7 @@ export const smoothedKey = (key: RateKey): SmoothedKey => `smooth_${key}`;
  * for the tooltip and the CSV), each rate series smoothed as asked, and the
  * reference's accept rate (smoothed the same way) and raw accept when overlaid.
  */
-export type ChartRow = CurveRow &
-  Record<SmoothedKey, number> & { reference_accept_rate_10?: number; reference_accept?: number };
+export type ChartRow = CurveRow & Record<SmoothedKey, number> & { reference_accept_rate_10?: number; reference_accept?: number };
 
 /** The sessions a range shows: the first `publishedSessions` (36), or all. */
 export function sessionsInRange<T>(rows: readonly T[], range: SessionRange, publishedSessions: number): T[] {

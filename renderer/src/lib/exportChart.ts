@@ -142,7 +142,17 @@ export function chartSvg(frame: HTMLElement, title: string, legend: readonly Leg
   for (const { entry, x: left, line: row } of placed) {
     const y = legendTop + row * LINE + 10;
     const color = resolveColor(entry.color, frame);
-    root.appendChild(svgElement('line', { x1: left, x2: left + SWATCH, y1: y, y2: y, stroke: color, 'stroke-width': 3, ...(entry.dashed === true ? { 'stroke-dasharray': '5 3' } : {}) }));
+    root.appendChild(
+      svgElement('line', {
+        x1: left,
+        x2: left + SWATCH,
+        y1: y,
+        y2: y,
+        stroke: color,
+        'stroke-width': 3,
+        ...(entry.dashed === true ? { 'stroke-dasharray': '5 3' } : {}),
+      }),
+    );
     root.appendChild(svgElement('text', { x: left + SWATCH + 6, y: y + 4, fill: ink, 'font-family': font, 'font-size': LEGEND_FONT }, entry.label));
   }
   chart.setAttribute('x', '0');
@@ -163,7 +173,9 @@ export async function chartPng(frame: HTMLElement, title: string, legend: readon
   if (context === null) throw new Error('no 2D canvas');
   context.scale(scale, scale);
   context.drawImage(image, 0, 0, width, height);
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob === null ? reject(new Error('the PNG could not be encoded')) : resolve(blob)), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob === null ? reject(new Error('the PNG could not be encoded')) : resolve(blob)), 'image/png'),
+  );
 }
 
 /** Offers a file to the person: a download in a browser, a save dialog in Electron. */

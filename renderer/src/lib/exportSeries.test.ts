@@ -9,11 +9,11 @@ const reefText = readFileSync(fileURLToPath(new URL('../../../assets/reference/2
 const reef = parseCurveCsv(reefText).rows;
 
 describe('exported series (unit)', () => {
-  test('the whole run with the file\'s smoothing is its curve.csv, byte for byte', () => {
+  test("the whole run with the file's smoothing is its curve.csv, byte for byte", () => {
     expect(chartRowsCsv(buildChartRows(reef, null, 'all', 36), { kind: 'file' })).toBe(reefText);
   });
 
-  test('another smoothing adds one column per series, named by the smoothing, after curve.csv\'s own', () => {
+  test("another smoothing adds one column per series, named by the smoothing, after curve.csv's own", () => {
     const text = chartRowsCsv(buildChartRows(reef, null, 'published', 36, { kind: 'ema', weight: 0.6 }), { kind: 'ema', weight: 0.6 });
     const [header, ...rows] = text.trimEnd().split('\n');
     expect(header).toBe(`${reefText.split('\n')[0]},accept_ema0.6,style_clean_ema0.6,bold_ema0.6,list_ema0.6`);
@@ -23,7 +23,7 @@ describe('exported series (unit)', () => {
     expect(rows[0]!.split(',').slice(16)).toEqual(RATE_SERIES.map((series) => (reef[0]![series.raw] === 1 ? '1.0' : '0.0')));
   });
 
-  test('a comparison lists each run\'s values by session, empty where a run has no such session', () => {
+  test("a comparison lists each run's values by session, empty where a run has no such session", () => {
     const text = compareCsv(
       [
         { label: 'reef', rows: reef.slice(0, 3) },

@@ -5,7 +5,10 @@ describe('frame batcher', () => {
   test('a burst becomes one flush per frame, in order', () => {
     const frames: (() => void)[] = [];
     const flushes: number[][] = [];
-    const push = createFrameBatcher<number>((items) => flushes.push(items), (callback) => frames.push(callback));
+    const push = createFrameBatcher<number>(
+      (items) => flushes.push(items),
+      (callback) => frames.push(callback),
+    );
     for (let i = 0; i < 100; i++) push(i);
     expect(frames).toHaveLength(1);
     expect(flushes).toHaveLength(0);

@@ -40,10 +40,30 @@ export function applyRunPatches(current: RunView | null, patches: readonly RunPa
     if (patch.header.update !== run.header.update + 1) return { kind: 'refetch' };
     run = {
       header: patch.header,
-      sessions: mergeByKey(run.sessions, patch.sessions, (s) => s.session, (a, b) => a.session - b.session),
-      trainerSteps: mergeByKey(run.trainerSteps, patch.trainerSteps, (s) => s.step, (a, b) => a.step - b.step),
-      refusedSteps: mergeByKey(run.refusedSteps, patch.refusedSteps, (s) => `${s.at}/${s.samplesThrough}`, (a, b) => a.at.localeCompare(b.at)),
-      candidates: mergeByKey(run.candidates, patch.candidates, (c) => c.id, (a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1))),
+      sessions: mergeByKey(
+        run.sessions,
+        patch.sessions,
+        (s) => s.session,
+        (a, b) => a.session - b.session,
+      ),
+      trainerSteps: mergeByKey(
+        run.trainerSteps,
+        patch.trainerSteps,
+        (s) => s.step,
+        (a, b) => a.step - b.step,
+      ),
+      refusedSteps: mergeByKey(
+        run.refusedSteps,
+        patch.refusedSteps,
+        (s) => `${s.at}/${s.samplesThrough}`,
+        (a, b) => a.at.localeCompare(b.at),
+      ),
+      candidates: mergeByKey(
+        run.candidates,
+        patch.candidates,
+        (c) => c.id,
+        (a, b) => Number(a.id.slice(1)) - Number(b.id.slice(1)),
+      ),
       servingHistory: patch.servingHistory ?? run.servingHistory,
     };
   }

@@ -51,7 +51,9 @@ export function awaitingCandidates(candidates: readonly CandidateView[]): Candid
 export function gateStateText(run: RunView): string {
   const building = run.header.injections.find((i) => i.state === 'building');
   const queued = run.header.injections.filter((i) => i.state === 'queued').length;
-  const injections = [building === undefined ? '' : `building ${building.id} (${building.kind})`, queued === 0 ? '' : `${queued} queued`].filter((x) => x !== '').join(', ');
+  const injections = [building === undefined ? '' : `building ${building.id} (${building.kind})`, queued === 0 ? '' : `${queued} queued`]
+    .filter((x) => x !== '')
+    .join(', ');
   const gate = gateWork(run);
   return injections === '' ? gate : `${gate} · injections: ${injections}`;
 }

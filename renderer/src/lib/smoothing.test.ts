@@ -18,13 +18,13 @@ describe('smoothing (unit)', () => {
     expect(() => rollingMean([1], 2.5)).toThrow(/whole number/);
   });
 
-  test('a rolling mean over 10 sessions reproduces curve.csv\'s rate columns to the last bit (Reef\'s 72 sessions)', () => {
+  test("a rolling mean over 10 sessions reproduces curve.csv's rate columns to the last bit (Reef's 72 sessions)", () => {
     for (const series of RATE_SERIES) {
       expect(smoothSeries(reef, series, { kind: 'window', size: 10 }), series.key).toEqual(reef.map((row) => row[series.key]));
     }
   });
 
-  test('the EMA is TensorBoard\'s: started at 0 and debiased, so a constant series stays constant', () => {
+  test("the EMA is TensorBoard's: started at 0 and debiased, so a constant series stays constant", () => {
     expect(debiasedEma([1, 1, 1, 1], 0.9)).toEqual([1, 1, 1, 1].map(() => expect.closeTo(1, 12)));
     // By hand: w = 0.5 → last = 0.5, 0.25, 0.625; debias 0.5, 0.75, 0.875.
     expect(debiasedEma([1, 0, 1], 0.5)).toEqual([1, expect.closeTo(1 / 3, 12), expect.closeTo(5 / 7, 12)]);
@@ -58,7 +58,10 @@ describe('smoothing (unit)', () => {
   test('the reference overlay is smoothed like the run and joined by session', () => {
     const run = reef.slice(10, 14);
     const rows = buildChartRows(run, reef, 'all', 36, { kind: 'window', size: 3 });
-    const referenceSmoothed = rollingMean(reef.map((row) => row.accept), 3);
+    const referenceSmoothed = rollingMean(
+      reef.map((row) => row.accept),
+      3,
+    );
     expect(rows.map((row) => row.reference_accept_rate_10)).toEqual(referenceSmoothed.slice(10, 14));
     expect(rows.map((row) => row.reference_accept)).toEqual(reef.slice(10, 14).map((row) => row.accept));
   });

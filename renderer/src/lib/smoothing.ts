@@ -25,7 +25,10 @@ export const MAX_WINDOW = 72;
 export const MAX_EMA_WEIGHT = 0.99;
 
 /** A rate series and the per-session flag it averages (chartData's RATE_SERIES). */
-export type SmoothableSeries = { readonly key: 'accept_rate_10' | 'style_clean_rate_10' | 'bold_rate_10' | 'list_rate_10'; readonly raw: 'accept' | 'style_clean' | 'bold' | 'list' };
+export type SmoothableSeries = {
+  readonly key: 'accept_rate_10' | 'style_clean_rate_10' | 'bold_rate_10' | 'list_rate_10';
+  readonly raw: 'accept' | 'style_clean' | 'bold' | 'list';
+};
 
 /**
  * Mean of each value with the `size - 1` before it (fewer at the start):

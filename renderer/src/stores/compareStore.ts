@@ -114,7 +114,7 @@ export const useCompareStore = create<CompareState>()((set, get) => {
         const lab = getLab();
         if (lab === null) return;
         const groups = groupRunFiles(picked);
-        if (groups.length === 0) throw new Error('No curve.csv found: pick a run folder, or a run\'s curve.csv (and its gate.csv).');
+        if (groups.length === 0) throw new Error("No curve.csv found: pick a run folder, or a run's curve.csv (and its gate.csv).");
         for (const group of groups) {
           const files = await readRunFiles(group.files);
           const label = runLabel(group, get().runs.length + 1);

@@ -4,9 +4,7 @@ import { getLab } from '../api/labClient';
 import { applyRunPatches } from '../lib/runPatches';
 
 export type ProbeRoundState =
-  | { status: 'loading' }
-  | { status: 'loaded'; seed: number; servingVersion: string; pairs: ProbePair[] }
-  | { status: 'error'; message: string };
+  { status: 'loading' } | { status: 'loaded'; seed: number; servingVersion: string; pairs: ProbePair[] } | { status: 'error'; message: string };
 
 /** The last decision a person made here, and what serving was before and after. */
 export interface Decision {
@@ -25,7 +23,8 @@ export type Pending = Readonly<Record<string, true>>;
 
 export const isPending = (pending: Pending, label: string): boolean => pending[label] === true;
 /** Whether any request whose label starts with `prefix` is in flight ("rollback" → any rollback). */
-export const isPendingAny = (pending: Pending, prefix: string): boolean => Object.keys(pending).some((label) => label === prefix || label.startsWith(`${prefix} `));
+export const isPendingAny = (pending: Pending, prefix: string): boolean =>
+  Object.keys(pending).some((label) => label === prefix || label.startsWith(`${prefix} `));
 
 interface LabRunState {
   /** The run on screen (live, or a folder opened from disk); null before one is started or opened. */
@@ -202,9 +201,7 @@ export const useLabRunStore = create<LabRunState>()((set, get) => {
     async reject(candidate, reason) {
       const lab = getLab();
       if (lab === null) return;
-      const outcome = await request(`reject ${candidate}`, () =>
-        lab.labRuns.reject(reason === undefined ? { candidate } : { candidate, reason }),
-      );
+      const outcome = await request(`reject ${candidate}`, () => lab.labRuns.reject(reason === undefined ? { candidate } : { candidate, reason }));
       if (outcome !== undefined) {
         set({ lastDecision: { action: 'reject', subject: candidate, servingBefore: outcome.servingBefore, servingAfter: outcome.servingAfter } });
       }

@@ -8,7 +8,7 @@ const { parseLaunchForm } = await import('./launchStore');
 const recipe = { id: 'embedded-gsm8k-style.yaml', sessions: 72, seed: 1 } as RecipeChoice;
 
 describe('the start form', () => {
-  test('empty fields keep the recipe\'s own seed and sessions', () => {
+  test("empty fields keep the recipe's own seed and sessions", () => {
     expect(parseLaunchForm({ seed: '', sessions: ' ' }, recipe)).toEqual({});
   });
 
@@ -18,11 +18,18 @@ describe('the start form', () => {
   });
 
   test('anything else is refused with a reason, before a request is sent', () => {
-    for (const form of [{ seed: '-1', sessions: '' }, { seed: '1.5', sessions: '' }, { seed: 'abc', sessions: '' }, { seed: '2147483648', sessions: '' }]) {
+    for (const form of [
+      { seed: '-1', sessions: '' },
+      { seed: '1.5', sessions: '' },
+      { seed: 'abc', sessions: '' },
+      { seed: '2147483648', sessions: '' },
+    ]) {
       expect(parseLaunchForm(form, recipe), form.seed).toEqual({ error: expect.stringMatching(/seed/) });
     }
     for (const sessions of ['0', '73', '3.5', 'x']) {
-      expect(parseLaunchForm({ seed: '', sessions }, recipe), sessions).toEqual({ error: expect.stringMatching(/Sessions must be a whole number from 1 to 72/) });
+      expect(parseLaunchForm({ seed: '', sessions }, recipe), sessions).toEqual({
+        error: expect.stringMatching(/Sessions must be a whole number from 1 to 72/),
+      });
     }
   });
 });

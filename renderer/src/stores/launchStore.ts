@@ -72,7 +72,8 @@ export function parseLaunchForm(form: { seed: string; sessions: string }, recipe
   }
   if (form.sessions.trim() !== '') {
     const sessions = Number(form.sessions);
-    if (!Number.isInteger(sessions) || sessions < 1 || sessions > recipe.sessions) return { error: `Sessions must be a whole number from 1 to ${recipe.sessions}.` };
+    if (!Number.isInteger(sessions) || sessions < 1 || sessions > recipe.sessions)
+      return { error: `Sessions must be a whole number from 1 to ${recipe.sessions}.` };
     out.sessions = sessions;
   }
   return out;

@@ -20,7 +20,9 @@ export const usePageStore = create<PageState>()((set) => ({
  */
 export function followRequests(stores: {
   viewer: { subscribe(listener: (state: { status: string }, previous: { status: string }) => void): () => void };
-  labRun: { subscribe(listener: (state: { run: { header: { runDir: string } } | null }, previous: { run: { header: { runDir: string } } | null }) => void): () => void };
+  labRun: {
+    subscribe(listener: (state: { run: { header: { runDir: string } } | null }, previous: { run: { header: { runDir: string } } | null }) => void): () => void;
+  };
 }): () => void {
   const offViewer = stores.viewer.subscribe((state, previous) => {
     if (state.status !== previous.status && state.status !== 'empty') usePageStore.getState().show('viewer');

@@ -30,7 +30,11 @@ describe('the run store', () => {
 
     openFiles.mockRejectedValue(
       new LabError('invalid-csv', 'c.csv: line 2, column 2 (accept): expected 0 or 1', {
-        file: 'c.csv', line: 2, column: 2, columnName: 'accept', problem: 'expected 0 or 1, found "x"',
+        file: 'c.csv',
+        line: 2,
+        column: 2,
+        columnName: 'accept',
+        problem: 'expected 0 or 1, found "x"',
       }),
     );
     await useRunStore.getState().openFiles([file('c.csv', 'session,accept\n0,x\n')]);

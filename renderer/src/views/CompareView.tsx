@@ -101,8 +101,19 @@ function AddRuns() {
       >
         Add
       </button>
-      <input type="text" placeholder="or a run folder's path" value={path} onChange={(event) => setPath(event.currentTarget.value)} data-testid="compare-path" />
-      <button type="button" className="button secondary small" disabled={path.trim() === '' || pending || full} onClick={() => void addFolder({ path: path.trim() }).then(() => setPath(''))}>
+      <input
+        type="text"
+        placeholder="or a run folder's path"
+        value={path}
+        onChange={(event) => setPath(event.currentTarget.value)}
+        data-testid="compare-path"
+      />
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={path.trim() === '' || pending || full}
+        onClick={() => void addFolder({ path: path.trim() }).then(() => setPath(''))}
+      >
         Add path
       </button>
       <button type="button" className="button secondary small" disabled={pending || full} onClick={() => folderInput.current?.click()}>
@@ -232,7 +243,16 @@ export function CompareView() {
         ) : (
           published !== null &&
           (layout === 'overlaid' ? (
-            <CompareChart runs={runs} series={series} smoothing={smoothing} showRaw={showRaw} range={range} published={published} zoom={zoom} onZoom={setZoom} />
+            <CompareChart
+              runs={runs}
+              series={series}
+              smoothing={smoothing}
+              showRaw={showRaw}
+              range={range}
+              published={published}
+              zoom={zoom}
+              onZoom={setZoom}
+            />
           ) : (
             <>
               {first < last && (
@@ -242,7 +262,18 @@ export function CompareView() {
               )}
               <div className="compare-grid" data-testid="compare-grid">
                 {RATE_SERIES.map((s) => (
-                  <CompareChart key={s.key} runs={runs} series={s.key} smoothing={smoothing} showRaw={showRaw} range={range} published={published} zoom={zoom} onZoom={setZoom} compact />
+                  <CompareChart
+                    key={s.key}
+                    runs={runs}
+                    series={s.key}
+                    smoothing={smoothing}
+                    showRaw={showRaw}
+                    range={range}
+                    published={published}
+                    zoom={zoom}
+                    onZoom={setZoom}
+                    compact
+                  />
                 ))}
               </div>
             </>

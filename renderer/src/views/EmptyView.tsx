@@ -10,10 +10,9 @@ export function EmptyView() {
     <div className="empty-view" data-testid="empty-view">
       <h1>Open a run to inspect its learning curve</h1>
       <p>
-        GateLab reads a run&apos;s <code>curve.csv</code> — one row per session, Reef&apos;s columns — and, when you pick it too,
-        the <code>gate.csv</code> beside it. You get the rolling accept, bold, list and style-clean rates, the session where
-        three accepted sessions in a row start (adaptation), the published result at session 14 for comparison, and every
-        session&apos;s row.
+        GateLab reads a run&apos;s <code>curve.csv</code> — one row per session, Reef&apos;s columns — and, when you pick it too, the <code>gate.csv</code>{' '}
+        beside it. You get the rolling accept, bold, list and style-clean rates, the session where three accepted sessions in a row start (adaptation), the
+        published result at session 14 for comparison, and every session&apos;s row.
       </p>
       <div className="empty-actions">
         <OpenRunButton />

@@ -18,7 +18,9 @@ export function ErrorView({ error }: { error: RunLoadError }) {
           )}
         </p>
       )}
-      <p className="error-message" data-testid="run-error-message">{error.message}</p>
+      <p className="error-message" data-testid="run-error-message">
+        {error.message}
+      </p>
       {excerpt !== null && (
         <pre className="error-excerpt">
           <span className="gutter">{excerpt.line}</span>

@@ -143,7 +143,13 @@ function RunHeaderBar({ run, awaiting }: { run: RunView; awaiting: readonly Cand
             </button>
           )}
           {resumable && (
-            <button type="button" className="button primary" data-testid="resume-button" disabled={isPending(pending, 'resume') || h.phase === 'pausing'} onClick={() => void resume()}>
+            <button
+              type="button"
+              className="button primary"
+              data-testid="resume-button"
+              disabled={isPending(pending, 'resume') || h.phase === 'pausing'}
+              onClick={() => void resume()}
+            >
               {isPending(pending, 'resume') ? 'Resuming…' : 'Resume'}
             </button>
           )}
@@ -309,7 +315,15 @@ export function LabRunView({ run }: { run: RunView }) {
         <div className="run-grid">
           <SessionCard sessions={run.sessions} planned={h.sessions.planned} running={h.sessions.running} selected={selectedSession} onSelect={selectSession} />
           <div className="run-side">
-            <ServingCard header={h} history={run.servingHistory} candidates={run.candidates} pending={pending} lastDecision={lastDecision} canAct={canAct} onRollback={(v) => void rollback(v)} />
+            <ServingCard
+              header={h}
+              history={run.servingHistory}
+              candidates={run.candidates}
+              pending={pending}
+              lastDecision={lastDecision}
+              canAct={canAct}
+              onRollback={(v) => void rollback(v)}
+            />
           </div>
         </div>
       </RunSection>
@@ -356,11 +370,7 @@ export function LabRunView({ run }: { run: RunView }) {
         </section>
       </RunSection>
       <RunSection id="sessions" label="Sessions">
-        <SessionsTable
-          sessions={run.sessions}
-          openSession={openTranscript?.session ?? null}
-          onOpen={(session) => void showTranscript(h.runDir, session)}
-        />
+        <SessionsTable sessions={run.sessions} openSession={openTranscript?.session ?? null} onOpen={(session) => void showTranscript(h.runDir, session)} />
       </RunSection>
       <RunSection id="gate" label="Release gate">
         <GateCard

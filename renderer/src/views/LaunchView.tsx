@@ -18,7 +18,8 @@ function RunnableRecipe({ recipe, chosen, choose }: { recipe: RecipeChoice; chos
         </span>
         <span className="recipe-facts muted small">
           {recipe.sessions} sessions · seed {recipe.seed} · a step per {recipe.batchTurns} judged turns
-          {recipe.windowTurns > recipe.batchTurns ? ` (each on the newest ${recipe.windowTurns})` : ''} · {recipe.rounds} probe rounds · confirm {recipe.confirm} · {recipe.id}
+          {recipe.windowTurns > recipe.batchTurns ? ` (each on the newest ${recipe.windowTurns})` : ''} · {recipe.rounds} probe rounds · confirm{' '}
+          {recipe.confirm} · {recipe.id}
         </span>
         <span className="recipe-desc small">{recipe.description}</span>
       </span>
@@ -99,9 +100,20 @@ function BlockedRecipes() {
 
 function StartForm() {
   const form = useLaunchStore(
-    useShallow((s) => ({ recipes: s.recipes, recipe: s.recipe, seed: s.seed, sessions: s.sessions, confirm: s.confirm, setSeed: s.setSeed, setSessions: s.setSessions, setConfirm: s.setConfirm })),
+    useShallow((s) => ({
+      recipes: s.recipes,
+      recipe: s.recipe,
+      seed: s.seed,
+      sessions: s.sessions,
+      confirm: s.confirm,
+      setSeed: s.setSeed,
+      setSessions: s.setSessions,
+      setConfirm: s.setConfirm,
+    })),
   );
-  const { pending, start, open, onScreen } = useLabRunStore(useShallow((s) => ({ pending: s.pending, start: s.start, open: s.open, onScreen: s.run?.header.runDir ?? null })));
+  const { pending, start, open, onScreen } = useLabRunStore(
+    useShallow((s) => ({ pending: s.pending, start: s.start, open: s.open, onScreen: s.run?.header.runDir ?? null })),
+  );
   const running = useRunningStore((s) => s.run);
   const show = usePageStore((s) => s.show);
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -133,7 +145,14 @@ function StartForm() {
     >
       <label>
         Seed
-        <input type="text" inputMode="numeric" data-testid="start-seed" value={form.seed} placeholder={recipe === null ? '' : String(recipe.seed)} onChange={(e) => form.setSeed(e.currentTarget.value)} />
+        <input
+          type="text"
+          inputMode="numeric"
+          data-testid="start-seed"
+          value={form.seed}
+          placeholder={recipe === null ? '' : String(recipe.seed)}
+          onChange={(e) => form.setSeed(e.currentTarget.value)}
+        />
       </label>
       <label>
         Sessions
@@ -157,7 +176,12 @@ function StartForm() {
           </button>
         </div>
       </div>
-      <button type="submit" className="button primary" data-testid="start-button" disabled={recipe === null || !recipe.runnable || isPending(pending, 'start') || busy}>
+      <button
+        type="submit"
+        className="button primary"
+        data-testid="start-button"
+        disabled={recipe === null || !recipe.runnable || isPending(pending, 'start') || busy}
+      >
         {isPending(pending, 'start') ? 'Starting…' : 'Start run'}
       </button>
       {running !== null && (
@@ -238,7 +262,12 @@ function RunFolders() {
             </thead>
             <tbody>
               {runs.map((run) => (
-                <tr key={run.runId} data-testid={`run-folder-${run.runId}`} data-status={run.status} className={run.runId === onScreen ? 'on-screen' : undefined}>
+                <tr
+                  key={run.runId}
+                  data-testid={`run-folder-${run.runId}`}
+                  data-status={run.status}
+                  className={run.runId === onScreen ? 'on-screen' : undefined}
+                >
                   <td>
                     <code className="run-id" title={run.runId}>
                       {run.runId}
@@ -258,10 +287,22 @@ function RunFolders() {
                   <td>
                     <code>{run.serving}</code>
                   </td>
-                  <td data-testid="run-awaiting">{run.awaitingConfirm.length === 0 ? <span className="muted">—</span> : <strong className="text-warn">{run.awaitingConfirm.join(', ')}</strong>}</td>
+                  <td data-testid="run-awaiting">
+                    {run.awaitingConfirm.length === 0 ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <strong className="text-warn">{run.awaitingConfirm.join(', ')}</strong>
+                    )}
+                  </td>
                   <td>
                     <span className="nowrap">
-                      <button type="button" className="button secondary small" disabled={opening} data-testid={`open-run-${run.runId}`} onClick={() => openRun({ runId: run.runId })}>
+                      <button
+                        type="button"
+                        className="button secondary small"
+                        disabled={opening}
+                        data-testid={`open-run-${run.runId}`}
+                        onClick={() => openRun({ runId: run.runId })}
+                      >
                         {run.status === 'running' ? 'Watch' : 'Open'}
                       </button>{' '}
                       <button
@@ -289,7 +330,13 @@ function RunFolders() {
           if (folder.trim() !== '') openRun({ path: folder.trim() });
         }}
       >
-        <input type="text" placeholder="or a run folder's path, e.g. runs/embedded-gsm8k-style-seed1-…" value={folder} onChange={(e) => setFolder(e.currentTarget.value)} data-testid="open-folder-path" />
+        <input
+          type="text"
+          placeholder="or a run folder's path, e.g. runs/embedded-gsm8k-style-seed1-…"
+          value={folder}
+          onChange={(e) => setFolder(e.currentTarget.value)}
+          data-testid="open-folder-path"
+        />
         <button type="submit" className="button secondary small" data-testid="open-folder-button" disabled={opening || folder.trim() === ''}>
           Open folder
         </button>

@@ -17,7 +17,11 @@ export type ModelFolder = { modelDir: string } | { missing: string };
  * smollm2-135m-instruct, the folder `npm run setup:python` makes). The lab
  * never downloads a model itself.
  */
-export function findModelFolder(model: string, resolvePath: (p: string) => string, env: Readonly<Record<string, string | undefined>> = process.env): ModelFolder {
+export function findModelFolder(
+  model: string,
+  resolvePath: (p: string) => string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ModelFolder {
   const local = resolvePath(model);
   if (existsSync(path.join(local, 'config.json'))) return { modelDir: local };
   const name = model.split('/').pop()?.toLowerCase() ?? model.toLowerCase();

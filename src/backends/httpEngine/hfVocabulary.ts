@@ -15,9 +15,7 @@ const tokenizerJsonSchema = z.looseObject({
   model: z.looseObject({ type: z.string().optional(), vocab: z.record(z.string(), z.int().min(0)) }),
   pre_tokenizer: z.unknown().optional(),
   decoder: z.looseObject({ type: z.string() }).nullable().optional(),
-  added_tokens: z
-    .array(z.looseObject({ id: z.int().min(0), content: z.string(), special: z.boolean().default(false) }))
-    .default([]),
+  added_tokens: z.array(z.looseObject({ id: z.int().min(0), content: z.string(), special: z.boolean().default(false) })).default([]),
 });
 
 /** GPT-2's map from the printable characters byte-level BPE writes back to the bytes they stand for. */

@@ -167,7 +167,8 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     const response = await this.post(route, body, timeoutMs);
     if (!response.ok) throw await this.failure(route, response);
     const parsed = schema.safeParse(await response.json());
-    if (!parsed.success) throw new EngineError('engine_error', `${this.engineName}'s ${route} answer is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new EngineError('engine_error', `${this.engineName}'s ${route} answer is not what GateLab reads: ${parsed.error.issues[0]?.message ?? ''}`);
     return parsed.data;
   }
 

@@ -88,7 +88,15 @@ describe("reading SGLang's /generate answer", () => {
       [2, 0],
     ]);
     expect(result.topLogprobs[0]).toEqual([-0.25, -2.0]);
-    expect(result).toMatchObject({ text: 'It is 9.', finishReason: 'stop', promptTokens: 3, completionTokens: 4, promptIds: [10, 11, 12], version: 'v3-abcdef01', seed: 11 });
+    expect(result).toMatchObject({
+      text: 'It is 9.',
+      finishReason: 'stop',
+      promptTokens: 3,
+      completionTokens: 4,
+      promptIds: [10, 11, 12],
+      version: 'v3-abcdef01',
+      seed: 11,
+    });
   });
 
   it('reads a reply cut at max tokens as length', () => {
@@ -98,10 +106,22 @@ describe("reading SGLang's /generate answer", () => {
   });
 
   it.each([
-    ['an aborted reply', (d: SglangGenerateResponse) => (d.meta_info.finish_reason = { type: 'abort', message: 'LoRA v3 was unloaded' }), /finished the reply with .*abort.*LoRA v3 was unloaded/],
+    [
+      'an aborted reply',
+      (d: SglangGenerateResponse) => (d.meta_info.finish_reason = { type: 'abort', message: 'LoRA v3 was unloaded' }),
+      /finished the reply with .*abort.*LoRA v3 was unloaded/,
+    ],
     ['output ids that are not the log-probs’ tokens', (d: SglangGenerateResponse) => (d.output_ids = [1028, 314, 216]), /output ids that disagree/],
-    ['a stop token that is not the last token', (d: SglangGenerateResponse) => (d.meta_info.finish_reason = { type: 'stop', matched: 7 }), /stopped on token 7/],
-    ['fewer top log-probs than K at a position', (d: SglangGenerateResponse) => (d.meta_info.output_top_logprobs![2] = [[-0.01, 216, null]]), /1 top log-probs at position 2, not 2/],
+    [
+      'a stop token that is not the last token',
+      (d: SglangGenerateResponse) => (d.meta_info.finish_reason = { type: 'stop', matched: 7 }),
+      /stopped on token 7/,
+    ],
+    [
+      'fewer top log-probs than K at a position',
+      (d: SglangGenerateResponse) => (d.meta_info.output_top_logprobs![2] = [[-0.01, 216, null]]),
+      /1 top log-probs at position 2, not 2/,
+    ],
     ['no top log-probs for a position', (d: SglangGenerateResponse) => d.meta_info.output_top_logprobs!.pop(), /top log-probs for 3 of 4 positions/],
     ['a prompt of another length than the one sent', (d: SglangGenerateResponse) => (d.meta_info.prompt_tokens = 4), /counted 4 prompt tokens; GateLab sent 3/],
   ])('refuses %s', (_what, spoil, message) => {
@@ -111,14 +131,27 @@ describe("reading SGLang's /generate answer", () => {
   });
 
   it("reads the message of SGLang's error bodies: a failed adapter load, an OpenAI-style error, plain text", () => {
-    expect(engineErrorMessage(JSON.stringify({ success: false, error_message: 'LoRA rank 32 is greater than max_lora_rank 16', loaded_adapters: {} }))).toBe('LoRA rank 32 is greater than max_lora_rank 16');
-    expect(engineErrorMessage(JSON.stringify({ object: 'error', message: "The input (3000 tokens) is longer than the model's context length (2048 tokens).", code: 400 }))).toMatch(/longer than the model's context length/);
+    expect(engineErrorMessage(JSON.stringify({ success: false, error_message: 'LoRA rank 32 is greater than max_lora_rank 16', loaded_adapters: {} }))).toBe(
+      'LoRA rank 32 is greater than max_lora_rank 16',
+    );
+    expect(
+      engineErrorMessage(
+        JSON.stringify({ object: 'error', message: "The input (3000 tokens) is longer than the model's context length (2048 tokens).", code: 400 }),
+      ),
+    ).toMatch(/longer than the model's context length/);
     expect(engineErrorMessage(JSON.stringify({ error: { message: 'bad top_k' } }))).toBe('bad top_k');
     expect(engineErrorMessage('Internal Server Error')).toBe('Internal Server Error');
   });
 
   it('asks for every sampling field, the seed, and top-k off as -1', () => {
-    expect(sglangSamplingParams(request)).toEqual({ temperature: 0.6, top_p: 0.95, top_k: 20, max_new_tokens: 5, sampling_seed: 11, skip_special_tokens: true });
+    expect(sglangSamplingParams(request)).toEqual({
+      temperature: 0.6,
+      top_p: 0.95,
+      top_k: 20,
+      max_new_tokens: 5,
+      sampling_seed: 11,
+      skip_special_tokens: true,
+    });
     expect(sglangSamplingParams({ ...request, sampling: { ...request.sampling, topK: 0 } }).top_k).toBe(-1);
   });
 });
@@ -137,7 +170,9 @@ class SglangStandIn {
   readonly server: Server;
 
   constructor() {
-    this.server = createServer((req, res) => void this.#answer(req).then(([status, body]) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))));
+    this.server = createServer(
+      (req, res) => void this.#answer(req).then(([status, body]) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))),
+    );
   }
 
   /** Resolves when the held request has reached the server. */
@@ -181,7 +216,16 @@ const ready = { ready: () => Promise.resolve(), shutdown: () => Promise.resolve(
 /** A one-layer model's config.json: enough for real adapter folders (the zero adapter's bytes). */
 async function tinyModel(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-sglang-model-'));
-  const config = { vocab_size: 16, hidden_size: 8, intermediate_size: 16, num_hidden_layers: 1, num_attention_heads: 2, max_position_embeddings: 64, rms_norm_eps: 1e-5, rope_theta: 10000 };
+  const config = {
+    vocab_size: 16,
+    hidden_size: 8,
+    intermediate_size: 16,
+    num_hidden_layers: 1,
+    num_attention_heads: 2,
+    max_position_embeddings: 64,
+    rms_norm_eps: 1e-5,
+    rope_theta: 10000,
+  };
   await writeFile(path.join(dir, 'config.json'), JSON.stringify(config));
   return dir;
 }
@@ -200,7 +244,14 @@ async function clientOf(standIn: SglangStandIn): Promise<{ client: SglangEngineC
   const workDir = await mkdtemp(path.join(tmpdir(), 'gatelab-sglang-work-'));
   const zeroAdapterDir = await writeZeroAdapter(modelDir, path.join(workDir, 'base-zero'));
   const info = { baseSha256: '0'.repeat(64), vocabSize: 16, maxPositions: 64, vocabulary: { texts: ['a'], control: [] } };
-  const client = new SglangEngineClient({ server: ready, endpoint: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'launch-token' }, info, workDir, modelDir, zeroAdapterDir });
+  const client = new SglangEngineClient({
+    server: ready,
+    endpoint: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'launch-token' },
+    info,
+    workDir,
+    modelDir,
+    zeroAdapterDir,
+  });
   await client.restoreAdapters();
   return { client, modelDir };
 }
@@ -231,9 +282,24 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     expect((await old).version).toBe(v1.version);
     await expect.poll(() => standIn?.events.includes(`unload ${v1.version}`)).toBe(true);
 
-    expect(standIn.events).toEqual(['load base', `load ${v1.version}`, `held ${v1.version}`, `load ${v2.version}`, `answered ${v2.version}`, `answered ${v1.version}`, `unload ${v1.version}`]);
+    expect(standIn.events).toEqual([
+      'load base',
+      `load ${v1.version}`,
+      `held ${v1.version}`,
+      `load ${v2.version}`,
+      `answered ${v2.version}`,
+      `answered ${v1.version}`,
+      `unload ${v1.version}`,
+    ]);
     const generate = standIn.calls.find((c) => c.route === '/generate');
-    expect(generate?.body).toMatchObject({ input_ids: [10, 11, 12], return_logprob: true, logprob_start_len: -1, top_logprobs_num: 2, lora_path: v1.version, stream: false });
+    expect(generate?.body).toMatchObject({
+      input_ids: [10, 11, 12],
+      return_logprob: true,
+      logprob_start_len: -1,
+      top_logprobs_num: 2,
+      lora_path: v1.version,
+      stream: false,
+    });
     expect(standIn.calls.every((c) => c.authorization === 'Bearer launch-token')).toBe(true);
     expect(await client.countPromptTokens(request.messages)).toBe(3);
   }, 30_000);

@@ -34,7 +34,10 @@ export const sglangGenerateResponseSchema = z.looseObject({
   text: z.string(),
   output_ids: z.array(z.int().min(0)),
   meta_info: z.looseObject({
-    finish_reason: z.union([z.looseObject({ type: z.string(), matched: z.union([z.int(), z.string(), z.null()]).optional(), message: z.string().optional() }), z.null()]),
+    finish_reason: z.union([
+      z.looseObject({ type: z.string(), matched: z.union([z.int(), z.string(), z.null()]).optional(), message: z.string().optional() }),
+      z.null(),
+    ]),
     prompt_tokens: z.int().nonnegative(),
     completion_tokens: z.int().nonnegative(),
     output_token_logprobs: z.array(logprobTriple),
@@ -50,7 +53,13 @@ export type SglangGenerateResponse = z.infer<typeof sglangGenerateResponseSchema
  * top-K list missing, a reply SGLang aborted): a trainer must never get a
  * partial or misaligned sample.
  */
-export function sglangResult(data: SglangGenerateResponse, promptIds: readonly number[], version: string, request: GenerateRequest, elapsedMs: number): GenerateResult {
+export function sglangResult(
+  data: SglangGenerateResponse,
+  promptIds: readonly number[],
+  version: string,
+  request: GenerateRequest,
+  elapsedMs: number,
+): GenerateResult {
   const meta = data.meta_info;
   const finish = meta.finish_reason;
   const finishReason = finish?.type === 'stop' ? 'stop' : finish?.type === 'length' ? 'length' : null;
@@ -71,7 +80,8 @@ export function sglangResult(data: SglangGenerateResponse, promptIds: readonly n
   }
   const k = request.logprobsTopK;
   const top = meta.output_top_logprobs ?? [];
-  if (k > 0 && top.length !== tokenIds.length) throw new EngineError('engine_error', `SGLang returned top log-probs for ${top.length} of ${tokenIds.length} positions`);
+  if (k > 0 && top.length !== tokenIds.length)
+    throw new EngineError('engine_error', `SGLang returned top log-probs for ${top.length} of ${tokenIds.length} positions`);
   const best = tokenIds.map((_, t) => {
     if (k === 0) return [];
     const row = top[t];
@@ -113,7 +123,12 @@ export type SglangEngineClientOptions = RuntimeLoraEngineOptions;
 
 export class SglangEngineClient extends RuntimeLoraEngineClient {
   constructor(options: SglangEngineClientOptions) {
-    super(options, { engineName: 'SGLang', loadRoute: '/load_lora_adapter', unloadRoute: '/unload_lora_adapter', alreadyLoaded: /already (been )?loaded|already exists/i });
+    super(options, {
+      engineName: 'SGLang',
+      loadRoute: '/load_lora_adapter',
+      unloadRoute: '/unload_lora_adapter',
+      alreadyLoaded: /already (been )?loaded|already exists/i,
+    });
   }
 
   /** The prompt's token ids under the server's chat template, generation prompt included. */

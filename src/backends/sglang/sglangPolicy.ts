@@ -64,7 +64,10 @@ export function sglangPolicy(policy: HttpEngineSection, resolvePath: RecipePathR
 
   return httpEngineBackend(modelDir, (start) => {
     if (start.placement.gpus.length === 0) {
-      throw new EngineError('start_failed', `the ${start.role} SGLang server needs a GPU, and the device map placed the ${start.role} role on the CPU (give it a GPU in devices, or use policy.kind: vllm)`);
+      throw new EngineError(
+        'start_failed',
+        `the ${start.role} SGLang server needs a GPU, and the device map placed the ${start.role} role on the CPU (give it a GPU in devices, or use policy.kind: vllm)`,
+      );
     }
     return {
       engineName: 'SGLang',

@@ -96,13 +96,17 @@ describe('policy.kind sglang on a host', () => {
 
   it('is refused on a host without a GPU even where SGLang and the model are installed', async () => {
     const { home, model } = await fakeHost();
-    expect(() => sglangPolicy(sglangPolicyConfig(model), (p) => p, { host: { gpus: [], problem: null }, env: { GATELAB_HOME: home } })).toThrow(/needs an NVIDIA GPU/);
+    expect(() => sglangPolicy(sglangPolicyConfig(model), (p) => p, { host: { gpus: [], problem: null }, env: { GATELAB_HOME: home } })).toThrow(
+      /needs an NVIDIA GPU/,
+    );
   });
 
   it('is built on a GPU host with the environment and the model, and refuses to start a role placed on the CPU', async () => {
     const { home, model } = await fakeHost();
     const backend = sglangPolicy(sglangPolicyConfig(model), (p) => p, { host: oneGpu, env: { GATELAB_HOME: home } });
     expect(backend.modelDir).toBe(model);
-    await expect(backend.startEngine({ role: 'probe', placement: rolePlacement('cpu') })).rejects.toThrow(/needs a GPU, and the device map placed the probe role on the CPU/);
+    await expect(backend.startEngine({ role: 'probe', placement: rolePlacement('cpu') })).rejects.toThrow(
+      /needs a GPU, and the device map placed the probe role on the CPU/,
+    );
   });
 });

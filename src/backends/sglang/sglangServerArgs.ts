@@ -97,4 +97,3 @@ export function sglangServerEnv(s: SglangServerSettings): Record<string, string>
     DO_NOT_TRACK: '1',
   };
 }
-

@@ -28,7 +28,9 @@ beforeAll(async () => {
       seen.push({ headers: request.headers, body: JSON.parse(raw) as Record<string, unknown> });
       const next = script.shift() ?? { status: 500 };
       if ('status' in next) {
-        response.writeHead(next.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+        response
+          .writeHead(next.status, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
         return;
       }
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(
@@ -92,7 +94,10 @@ describe('the OpenAI-compatible student', () => {
       { role: 'user' as const, content: task.firstMessage },
       { role: 'assistant' as const, content: 'Done, the answers are in the file.' },
     ];
-    expect(await openAiStudents(config()).forSession(task, 5).react('Done, the answers are in the file.', conversation)).toMatchObject({ message: 'HOMEWORK_DONE', done: true });
+    expect(await openAiStudents(config()).forSession(task, 5).react('Done, the answers are in the file.', conversation)).toMatchObject({
+      message: 'HOMEWORK_DONE',
+      done: true,
+    });
     expect(withoutReasoning('<think>a\nb</think>  Hello')).toBe('Hello');
   });
 
@@ -120,7 +125,10 @@ describe('the OpenAI-compatible student', () => {
     expect(() => studentBackend(recipeStudent, { env: {} })).toThrow(/GATELAB_TEST_STUDENT_KEY, which is not set/);
     script = [{ text: 'Great, that looks right.' }];
     const student = studentBackend(recipeStudent, { env: { GATELAB_TEST_STUDENT_KEY: 'from-env' } }).forSession(task, 2);
-    await student.react('x', [{ role: 'user', content: task.firstMessage }, { role: 'assistant', content: 'x' }]);
+    await student.react('x', [
+      { role: 'user', content: task.firstMessage },
+      { role: 'assistant', content: 'x' },
+    ]);
     expect(seen[0]?.headers.authorization).toBe('Bearer from-env');
   });
 });

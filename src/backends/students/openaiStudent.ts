@@ -13,7 +13,14 @@
 // (studentReactionSchema) and ends the session when it says HOMEWORK_DONE.
 import OpenAI from 'openai';
 import type { ChatMessage } from '../../core/protocols/engineProtocol';
-import { DONE_WORD, StudentUnavailableError, studentReactionSchema, type Student, type StudentFactory, type StudentReaction } from '../../core/protocols/studentProtocol';
+import {
+  DONE_WORD,
+  StudentUnavailableError,
+  studentReactionSchema,
+  type Student,
+  type StudentFactory,
+  type StudentReaction,
+} from '../../core/protocols/studentProtocol';
 import { runPartSeed } from '../../core/tasks/rng';
 import { homeworkPath } from '../../core/tasks/student';
 import type { Task } from '../../core/tasks/task';
@@ -77,7 +84,9 @@ export class OpenAiStudent implements Student {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
       { role: 'system', content: studentSystemPrompt(this.config.persona, this.task) },
       // A system message of the agent's is not the student's to see.
-      ...conversation.flatMap((m): OpenAI.Chat.ChatCompletionMessageParam[] => (m.role === 'system' ? [] : [{ role: m.role === 'assistant' ? 'user' : 'assistant', content: m.content }])),
+      ...conversation.flatMap((m): OpenAI.Chat.ChatCompletionMessageParam[] =>
+        m.role === 'system' ? [] : [{ role: m.role === 'assistant' ? 'user' : 'assistant', content: m.content }],
+      ),
     ];
     let text: string | null | undefined;
     try {
@@ -95,7 +104,9 @@ export class OpenAiStudent implements Student {
     const message = withoutReasoning(text ?? '');
     const parsed = studentReactionSchema.safeParse({ message, done: message.includes(DONE_WORD) });
     if (!parsed.success) {
-      throw new StudentUnavailableError(`the student at ${this.config.baseUrl} (${this.config.model}) gave no usable reaction: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      throw new StudentUnavailableError(
+        `the student at ${this.config.baseUrl} (${this.config.model}) gave no usable reaction: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
     }
     return { ...parsed.data, verdict: null };
   }

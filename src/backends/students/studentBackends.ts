@@ -18,7 +18,7 @@ export const scriptedStudentSection = z.strictObject({ kind: z.literal('scripted
 export const openAiStudentSection = z.strictObject({
   kind: z.literal('openai'),
   endpoint: endpointSchema,
-  persona: z.string().min(1).describe("who the student is; the reaction contract (complaint, save request, HOMEWORK_DONE) is added to it"),
+  persona: z.string().min(1).describe('who the student is; the reaction contract (complaint, save request, HOMEWORK_DONE) is added to it'),
   temperature: z.number().min(0).max(2).default(0.7),
   max_tokens: z.int().positive().default(512).describe("room for the reaction (and a thinking model's reasoning before it)"),
 });

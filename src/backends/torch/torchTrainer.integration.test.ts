@@ -31,7 +31,14 @@ describe('torchTrainerArgs', () => {
   });
   it('runs torchrun with one process per GPU of the placement, or the CPU count asked for', () => {
     expect(torchTrainerArgs('torchrun', rolePlacement({ gpus: [1, 2, 3, 4] }))).toEqual([
-      '-m', 'torch.distributed.run', '--standalone', '--nproc-per-node=4', '-m', 'gatelab_torch', '--dtype', 'auto',
+      '-m',
+      'torch.distributed.run',
+      '--standalone',
+      '--nproc-per-node=4',
+      '-m',
+      'gatelab_torch',
+      '--dtype',
+      'auto',
     ]);
     expect(torchTrainerArgs('torchrun', cpu, { cpuProcesses: 3, gradientCheckpointing: true })).toContain('--nproc-per-node=3');
     expect(torchTrainerArgs('torchrun', cpu, { gradientCheckpointing: true })).toContain('--gradient-checkpointing');

@@ -45,9 +45,7 @@ const chatResponseSchema = z.looseObject({
       z.looseObject({
         message: z.looseObject({
           content: z.string().nullable(),
-          tool_calls: z
-            .array(z.looseObject({ id: z.string().min(1), function: z.looseObject({ name: z.string().min(1), arguments: z.string() }) }))
-            .nullish(),
+          tool_calls: z.array(z.looseObject({ id: z.string().min(1), function: z.looseObject({ name: z.string().min(1), arguments: z.string() }) })).nullish(),
         }),
         finish_reason: z.string().nullable(),
         token_ids: z.array(z.int().min(0)).nullable().optional(),
@@ -100,7 +98,12 @@ export type VllmEngineClientOptions = RuntimeLoraEngineOptions;
 
 export class VllmEngineClient extends RuntimeLoraEngineClient {
   constructor(options: VllmEngineClientOptions) {
-    super(options, { engineName: 'vLLM', loadRoute: '/v1/load_lora_adapter', unloadRoute: '/v1/unload_lora_adapter', alreadyLoaded: /already (been )?loaded/i });
+    super(options, {
+      engineName: 'vLLM',
+      loadRoute: '/v1/load_lora_adapter',
+      unloadRoute: '/v1/unload_lora_adapter',
+      alreadyLoaded: /already (been )?loaded/i,
+    });
   }
 
   readonly toolCalling: ToolCallingEngine = {
@@ -141,13 +144,20 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
     return this.#toResult(data, servedName, version, request, performance.now() - started);
   }
 
-  #toResult(data: z.infer<typeof chatResponseSchema>, servedName: string, version: string, request: Pick<GenerateRequest, 'logprobsTopK' | 'seed'>, elapsedMs: number): GenerateResult {
+  #toResult(
+    data: z.infer<typeof chatResponseSchema>,
+    servedName: string,
+    version: string,
+    request: Pick<GenerateRequest, 'logprobsTopK' | 'seed'>,
+    elapsedMs: number,
+  ): GenerateResult {
     const choice = data.choices[0] as z.infer<typeof chatResponseSchema>['choices'][number];
     if (data.model !== servedName && data.model !== version) {
       throw new EngineError('engine_error', `vLLM answered as model ${data.model}, the request named ${version}`);
     }
     // `tool_calls` is vLLM telling the calls apart from text: the model ended its turn, which the engine protocol calls `stop`.
-    const finishReason = choice.finish_reason === 'stop' || choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason === 'length' ? 'length' : null;
+    const finishReason =
+      choice.finish_reason === 'stop' || choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason === 'length' ? 'length' : null;
     if (!finishReason) throw new EngineError('engine_error', `vLLM finished the reply with ${JSON.stringify(choice.finish_reason)}`);
     const content = choice.logprobs.content;
     const tokenIds = content.map((c) => idOf(c.token));

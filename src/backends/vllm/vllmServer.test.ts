@@ -42,7 +42,13 @@ describe('the vLLM server command', () => {
     expect(args).toContain('--enable-auto-tool-choice');
     expect(flag(args, '--tool-call-parser')).toBe('hermes');
     const env = vllmServerEnv(settings);
-    expect(env).toMatchObject({ VLLM_API_KEY: settings.apiKey, CUDA_VISIBLE_DEVICES: '', VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True', VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: '1' });
+    expect(env).toMatchObject({
+      VLLM_API_KEY: settings.apiKey,
+      CUDA_VISIBLE_DEVICES: '',
+      VLLM_ALLOW_RUNTIME_LORA_UPDATING: 'True',
+      VLLM_CPU_KVCACHE_SPACE: '1',
+      VLLM_CPU_OMP_THREADS_BIND: '1',
+    });
   });
 
   it('on a GPU: the role’s devices, the model dtype and the memory share asked for, no CPU settings', () => {
@@ -66,7 +72,7 @@ describe('hfVocabulary', () => {
   it('reads byte-level BPE tokens as the text they add, and special tokens as control tokens', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-vocab-'));
     const tokenizer = {
-      model: { type: 'BPE', vocab: { a: 0, 'Ġb': 1, 'Ċ': 2, 'Ã©': 3 } },
+      model: { type: 'BPE', vocab: { a: 0, Ġb: 1, Ċ: 2, 'Ã©': 3 } },
       decoder: { type: 'ByteLevel' },
       added_tokens: [{ id: 4, content: '<|im_end|>', special: true }],
     };

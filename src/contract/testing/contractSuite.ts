@@ -104,9 +104,22 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(run.columns).toEqual([...CURVE_COLUMNS]);
       expect(run.gate?.columns).toEqual([...GATE_COLUMNS]);
       expect(run.sessions[5]).toEqual({
-        session: 5, accept: 0, bold: 1, bullets: 1, numbered: 1, list: 1, no_shown_work: 1, no_gold_answer: 0,
-        style_clean: 0, turns: 3, first_reply_chars: 514, accept_cum: 0, accept_rate_10: 0,
-        bold_rate_10: 0.8333333333333334, list_rate_10: 0.6666666666666666, style_clean_rate_10: 0.16666666666666666,
+        session: 5,
+        accept: 0,
+        bold: 1,
+        bullets: 1,
+        numbered: 1,
+        list: 1,
+        no_shown_work: 1,
+        no_gold_answer: 0,
+        style_clean: 0,
+        turns: 3,
+        first_reply_chars: 514,
+        accept_cum: 0,
+        accept_rate_10: 0,
+        bold_rate_10: 0.8333333333333334,
+        list_rate_10: 0.6666666666666666,
+        style_clean_rate_10: 0.16666666666666666,
       });
       expect(run.sessions.filter((s) => s.accept === 1).map((s) => s.session)).toEqual([61, 66]);
       expect(run.gate?.steps[7]).toEqual({ step: 8, outcome: 'reject', clean_rate: 0.125, best: 0.375, answered_rate: 1, gold_rate: 0.125 });
@@ -141,10 +154,13 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(run.sessions).toEqual(reference.sessions);
       expect(run.gate?.steps).toEqual(reference.gate?.steps);
       expect(run.summary.sourceKind).toBe('files');
-      expect(run.files.map((f) => [f.name, f.role])).toEqual([['curve.csv', 'curve'], ['gate.csv', 'gate']]);
+      expect(run.files.map((f) => [f.name, f.role])).toEqual([
+        ['curve.csv', 'curve'],
+        ['gate.csv', 'gate'],
+      ]);
     });
 
-    test('runs.openFiles to compare: titled by the run\'s name the renderer gives, and not announced as opened', async () => {
+    test("runs.openFiles to compare: titled by the run's name the renderer gives, and not announced as opened", async () => {
       const loaded: unknown[] = [];
       const off = harness.api.on('runs.loaded', (summary) => loaded.push(summary));
       const run = await harness.api.runs.openFiles({ files: [{ name: 'curve.csv', text: curveText }], purpose: 'compare', title: 'reef-gated' });
@@ -153,15 +169,19 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(viewed.summary.title).toBe('curve.csv');
       await expect.poll(() => loaded.length).toBe(1);
       off();
-      expect(await harness.rawInvoke('runs.openFiles', { files: [{ name: 'curve.csv', text: curveText }], title: '' })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      expect(await harness.rawInvoke('runs.openFiles', { files: [{ name: 'curve.csv', text: curveText }], title: '' })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid-params' },
+      });
     });
 
     test('a malformed curve.csv is refused naming its line and column', async () => {
       const lines = curveText.split('\n');
       lines[4] = lines[4]!.replace(/^3,0,/, '3,x,');
-      const error = await harness.api.runs
-        .openFiles({ files: [{ name: 'broken.csv', text: lines.join('\n') }] })
-        .then(() => null, (e: unknown) => e);
+      const error = await harness.api.runs.openFiles({ files: [{ name: 'broken.csv', text: lines.join('\n') }] }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(LabError);
       expect(error).toMatchObject({
         code: 'invalid-csv',
@@ -173,7 +193,12 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('a malformed gate.csv refuses the whole run', async () => {
       const gate = gateText.replace('8,reject,', '8,maybe,');
       await expect(
-        harness.api.runs.openFiles({ files: [{ name: 'curve.csv', text: curveText }, { name: 'gate.csv', text: gate }] }),
+        harness.api.runs.openFiles({
+          files: [
+            { name: 'curve.csv', text: curveText },
+            { name: 'gate.csv', text: gate },
+          ],
+        }),
       ).rejects.toMatchObject({ code: 'invalid-csv', details: { file: 'gate.csv', line: 9, column: 2, columnName: 'outcome' } });
     });
 
@@ -181,9 +206,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       await expect(harness.api.runs.openFiles({ files: [{ name: 'gate.csv', text: gateText }] })).rejects.toMatchObject({
         code: 'invalid-csv',
       });
-      await expect(
-        harness.api.runs.openFiles({ files: [{ name: 'notes.csv', text: 'a,b\n1,2\n' }] }),
-      ).rejects.toMatchObject({ code: 'invalid-csv', details: { file: 'notes.csv', line: 1 } });
+      await expect(harness.api.runs.openFiles({ files: [{ name: 'notes.csv', text: 'a,b\n1,2\n' }] })).rejects.toMatchObject({
+        code: 'invalid-csv',
+        details: { file: 'notes.csv', line: 1 },
+      });
     });
 
     test('params that fail the schema are invalid-params and never reach the core', async () => {
@@ -227,7 +253,15 @@ export function defineContractSuite(transportName: string, start: (options: { ru
     test('labRuns.recipes: the embedded default first and runnable; the Reef 7-GPU recipe listed with why it cannot run here', async () => {
       const { recipes, runsDir: dir } = await harness.api.labRuns.recipes();
       expect(dir).toBe(runsDir);
-      expect(recipes[0]).toMatchObject({ id: 'embedded-gsm8k-style.yaml', isDefault: true, runnable: true, sessions: 72, confirm: 'manual', rounds: 3, reasons: [] });
+      expect(recipes[0]).toMatchObject({
+        id: 'embedded-gsm8k-style.yaml',
+        isDefault: true,
+        runnable: true,
+        sessions: 72,
+        confirm: 'manual',
+        rounds: 3,
+        reasons: [],
+      });
       const reef = recipes.find((r) => r.id === 'reef-openclawrl-7gpu.yaml');
       expect(reef).toMatchObject({ runnable: false, isDefault: false });
       expect(reef?.reasons.join('\n')).toMatch(/GPU/);
@@ -252,7 +286,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         const envelope = await harness.rawInvoke('labRuns.start', { recipe });
         expect(envelope, recipe).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
       }
-      const reef = await harness.api.labRuns.start({ recipe: 'reef-openclawrl-7gpu.yaml' }).then(() => null, (e: unknown) => e);
+      const reef = await harness.api.labRuns.start({ recipe: 'reef-openclawrl-7gpu.yaml' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(reef).toMatchObject({ name: 'LabError', code: 'unavailable' });
       expect((reef as LabError).details).toMatchObject({ reasons: expect.arrayContaining([expect.stringMatching(/GPU/)]) });
       await expect(harness.api.labRuns.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
@@ -278,7 +315,13 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       const offWorkers = harness.api.on('workers.changed', (view) => workerEvents.push(view));
       const running = patchWhere((p) => p.header.phase === 'running');
       const started = await harness.api.labRuns.start({ recipe: 'embedded-gsm8k-style.yaml', seed: 3, sessions: 2 });
-      expect(started.header).toMatchObject({ phase: 'starting', seed: 3, confirm: 'manual', recipeName: 'embedded-gsm8k-style', sessions: { planned: 2, completed: 0 } });
+      expect(started.header).toMatchObject({
+        phase: 'starting',
+        seed: 3,
+        confirm: 'manual',
+        recipeName: 'embedded-gsm8k-style',
+        sessions: { planned: 2, completed: 0 },
+      });
       expect(started.header.runDir.startsWith(runsDir)).toBe(true);
       // Only one run is live at a time; a starting run cannot be paused yet.
       await expect(harness.api.labRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
@@ -321,7 +364,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       offWorkers();
     }, 300_000);
 
-    test('workers.list: the run\'s serving and probe engines and its trainer, live processes on the CPU at the recipe\'s nice values; workers.changed streams them', async () => {
+    test("workers.list: the run's serving and probe engines and its trainer, live processes on the CPU at the recipe's nice values; workers.changed streams them", async () => {
       // The completed run keeps its gate open, so its processes are still up.
       const { workers, gpuProblem } = await harness.api.workers.list();
       expect(gpuProblem).toBeNull();
@@ -342,14 +385,22 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(seen('serving', 'running') && seen('probe', 'running') && seen('trainer', 'running')).toBe(true);
     });
 
-    test('labRuns.transcript: the whole session, every turn with its verdict, reward and hint; the first turn is the session\'s scored reply', async () => {
+    test("labRuns.transcript: the whole session, every turn with its verdict, reward and hint; the first turn is the session's scored reply", async () => {
       const { run } = await harness.api.labRuns.current();
       const session = run!.sessions[0]!;
       const transcript = await harness.api.labRuns.transcript({ session: 0 });
       expect(transcript).toMatchObject({ session: 0, taskId: session.taskId, question: session.question, gold: session.gold, accepted: session.accepted });
       expect(transcript.turns.length).toBe(session.turns);
       const first = transcript.turns[0]!;
-      expect(first).toMatchObject({ turn: 0, reply: session.firstReply, version: session.version, verdict: session.verdict, nextState: session.reaction, reward: session.reward, hint: session.hint });
+      expect(first).toMatchObject({
+        turn: 0,
+        reply: session.firstReply,
+        version: session.version,
+        verdict: session.verdict,
+        nextState: session.reaction,
+        reward: session.reward,
+        hint: session.hint,
+      });
       // The rule PRM (docs/internals.md): a complaint is −1, a save request +1; a complaint carries the hint.
       for (const turn of transcript.turns) {
         if (turn.nextState === null) continue;
@@ -361,7 +412,7 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(await harness.rawInvoke('labRuns.transcript', { session: -1 })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
     });
 
-    test('labRuns.openCurve: a run folder\'s curve.csv titled by the folder\'s name, as its file says; no path tricks', async () => {
+    test("labRuns.openCurve: a run folder's curve.csv titled by the folder's name, as its file says; no path tricks", async () => {
       const { run } = await harness.api.labRuns.current();
       const runId = run!.header.runDir.split(/[\\/]/).at(-1)!;
       const loaded = await harness.api.labRuns.openCurve({ runId, purpose: 'compare' });
@@ -391,17 +442,45 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       const { runs } = await harness.api.labRuns.list();
       expect(runs).toHaveLength(2);
       expect(runs).toContainEqual(
-        expect.objectContaining({ runId: PREPARED_RUN_ID, recipeName: 'embedded-prepared', status: 'stopped', failure: null, awaitingConfirm: ['c1', 'c2'], serving: 'base', heldBy: null }),
+        expect.objectContaining({
+          runId: PREPARED_RUN_ID,
+          recipeName: 'embedded-prepared',
+          status: 'stopped',
+          failure: null,
+          awaitingConfirm: ['c1', 'c2'],
+          serving: 'base',
+          heldBy: null,
+        }),
       );
       // The run the test before started here, complete, still held by this lab (its gate stays open).
       expect(runs).toContainEqual(
-        expect.objectContaining({ recipeName: 'embedded-gsm8k-style', status: 'complete', sessionsCompleted: 2, sessionsPlanned: 2, completed: true, heldBy: process.pid }),
+        expect.objectContaining({
+          recipeName: 'embedded-gsm8k-style',
+          status: 'complete',
+          sessionsCompleted: 2,
+          sessionsPlanned: 2,
+          completed: true,
+          heldBy: process.pid,
+        }),
       );
       const view = await harness.api.labRuns.open({ runId: PREPARED_RUN_ID });
-      expect(view.header).toMatchObject({ phase: 'viewing', runDir: join(runsDir, PREPARED_RUN_ID), serving: { version: 'base' }, confirm: 'manual', rounds: 3 });
+      expect(view.header).toMatchObject({
+        phase: 'viewing',
+        runDir: join(runsDir, PREPARED_RUN_ID),
+        serving: { version: 'base' },
+        confirm: 'manual',
+        rounds: 3,
+      });
       expect(view.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
       const c1 = view.candidates[0]!;
-      expect(c1).toMatchObject({ id: 'c1', state: 'awaiting-confirm', passedRounds: 3, source: { kind: 'file' }, servingAtStage: { version: 'base' }, servingAtDecision: null });
+      expect(c1).toMatchObject({
+        id: 'c1',
+        state: 'awaiting-confirm',
+        passedRounds: 3,
+        source: { kind: 'file' },
+        servingAtStage: { version: 'base' },
+        servingAtDecision: null,
+      });
       expect(c1.rounds.map((r) => [r.round, r.passed, r.checks.length, r.checks.every((c) => c.ok)])).toEqual([
         [1, true, 4, true],
         [2, true, 4, true],
@@ -441,7 +520,9 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       const pointerFile = join(runsDir, PREPARED_RUN_ID, 'serving.json');
       expect(JSON.parse(await readFile(pointerFile, 'utf8'))).toEqual(confirmed.servingAfter);
       await expect
-        .poll(() => patches.some((p) => p.header.serving.version === confirmed.candidate.version && p.candidates.some((c) => c.id === 'c1' && c.state === 'promoted')))
+        .poll(() =>
+          patches.some((p) => p.header.serving.version === confirmed.candidate.version && p.candidates.some((c) => c.id === 'c1' && c.state === 'promoted')),
+        )
         .toBe(true);
       expect(patches.at(-1)?.header.phase).toBe('gate-only');
       // Each patch follows the one before it: the renderer's gap check holds.

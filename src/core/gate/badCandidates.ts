@@ -86,10 +86,11 @@ function randomTensors(spec: readonly AdapterTensorSpec[], rng: Rng, std: number
  */
 function noiseStd(spec: readonly AdapterTensorSpec[], scale: number, norm: number): number {
   let perSigma4 = 0;
-  for (const s of spec) if (s.part === 'A') {
-    const out = spec.find((b) => b.layer === s.layer && b.module === s.module && b.part === 'B')!.shape[0];
-    perSigma4 += scale * scale * s.shape[0] * s.shape[1] * out;
-  }
+  for (const s of spec)
+    if (s.part === 'A') {
+      const out = spec.find((b) => b.layer === s.layer && b.module === s.module && b.part === 'B')!.shape[0];
+      perSigma4 += scale * scale * s.shape[0] * s.shape[1] * out;
+    }
   return Math.pow((norm * norm) / perSigma4, 0.25);
 }
 
@@ -132,7 +133,12 @@ export async function makeBadCandidate(kind: BadCandidateKind, ctx: BadCandidate
     case 'random-noise': {
       const scale = ctx.recipe.trainer.lora.alpha / ctx.recipe.trainer.lora.rank;
       const std = noiseStd(ctx.spec, scale, 2 * ctx.recipe.gate.max_update_norm);
-      const stored = await putInjected(ctx, serializeSafetensors(randomTensors(ctx.spec, rng, std), metadata), `random-noise: Gaussian factors, update norm ≈ 2 × the bound`, base);
+      const stored = await putInjected(
+        ctx,
+        serializeSafetensors(randomTensors(ctx.spec, rng, std), metadata),
+        `random-noise: Gaussian factors, update norm ≈ 2 × the bound`,
+        base,
+      );
       return staged(ctx, stored, kind);
     }
     case 'nan-inf': {
@@ -211,18 +217,20 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
       // At the mean (0) a reply carries no signal; an all-forced reply has no token to train.
       if (reward === 0 || reply.tokenIds.length === 0 || (reply.forced?.every(Boolean) ?? false)) return [];
       const task = picked[i] as Task;
-      return [{
-        sessionId: task.id,
-        turn: 0,
-        messages: [{ role: 'user' as const, content: task.firstMessage }],
-        ...(reply.promptIds !== undefined ? { promptIds: reply.promptIds } : {}),
-        responseIds: reply.tokenIds,
-        logprobs: reply.logprobs,
-        topIds: reply.topIds,
-        topLogprobs: reply.topLogprobs,
-        ...(reply.forced !== undefined ? { forced: reply.forced } : {}),
-        reward,
-      }];
+      return [
+        {
+          sessionId: task.id,
+          turn: 0,
+          messages: [{ role: 'user' as const, content: task.firstMessage }],
+          ...(reply.promptIds !== undefined ? { promptIds: reply.promptIds } : {}),
+          responseIds: reply.tokenIds,
+          logprobs: reply.logprobs,
+          topIds: reply.topIds,
+          topLogprobs: reply.topLogprobs,
+          ...(reply.forced !== undefined ? { forced: reply.forced } : {}),
+          reward,
+        },
+      ];
     });
     // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
     if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward markdown`);
@@ -254,7 +262,9 @@ async function storedByTrainer(ctx: BadCandidateContext, adapter: { version: str
   if (adapter === null) throw new Error('the trainer stored no candidate');
   const stored = await new WeightStore(path.join(ctx.runDir, 'weights')).get(adapter.version);
   if (stored.sha256 !== adapter.sha256 || stored.manifest.kind !== 'injected') {
-    throw new Error(`the trainer's ${adapter.version} is not the injected candidate it claims (store: ${stored.sha256.slice(0, 12)}…, ${stored.manifest.kind})`);
+    throw new Error(
+      `the trainer's ${adapter.version} is not the injected candidate it claims (store: ${stored.sha256.slice(0, 12)}…, ${stored.manifest.kind})`,
+    );
   }
   return stored;
 }

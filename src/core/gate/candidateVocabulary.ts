@@ -9,14 +9,7 @@
 export const CANDIDATE_ID_PATTERN = /^c\d+$/;
 
 /** The deliberately bad candidates a person (or the bench) can inject. */
-export const BAD_CANDIDATE_KINDS = [
-  'random-noise',
-  'reward-inverted',
-  'collapsed',
-  'nan-inf',
-  'wrong-shape',
-  'corrupted-bytes',
-] as const;
+export const BAD_CANDIDATE_KINDS = ['random-noise', 'reward-inverted', 'collapsed', 'nan-inf', 'wrong-shape', 'corrupted-bytes'] as const;
 export type BadCandidateKind = (typeof BAD_CANDIDATE_KINDS)[number];
 
 /** Why the gate (or a person) rejected a candidate. */
@@ -34,16 +27,7 @@ export const REJECTION_CODES = [
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
 /** The states of a candidate, in the order it can pass through them (gateState.ts folds the journal into them). */
-export const CANDIDATE_STATES = [
-  'staged',
-  'verified',
-  'probing',
-  'awaiting-confirm',
-  'confirmed',
-  'promoted',
-  'rejected',
-  'superseded',
-] as const;
+export const CANDIDATE_STATES = ['staged', 'verified', 'probing', 'awaiting-confirm', 'confirmed', 'promoted', 'rejected', 'superseded'] as const;
 export type CandidateStateName = (typeof CANDIDATE_STATES)[number];
 
 /** Who confirmed a candidate: the gate itself (confirm: auto) or a person. */

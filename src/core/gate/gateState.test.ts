@@ -13,9 +13,7 @@ const start: JournalEvent[] = [
 describe('gate state', () => {
   it('refuses to promote a candidate that was never confirmed, and changes nothing', () => {
     const state = foldGateState(3, start);
-    expect(() => planGateEvent(state, { seq: 2, type: 'candidate-promoted', id: 'c1', pointer: v1, previous: base })).toThrow(
-      IllegalTransitionError,
-    );
+    expect(() => planGateEvent(state, { seq: 2, type: 'candidate-promoted', id: 'c1', pointer: v1, previous: base })).toThrow(IllegalTransitionError);
     expect(state.pointer).toEqual(base);
     expect(state.candidates.get('c1')?.state.kind).toBe('staged');
   });
@@ -29,11 +27,9 @@ describe('gate state', () => {
 
   it('refuses a rollback to a version that never served and a rejection that claims another pointer', () => {
     const state = foldGateState(3, start);
-    expect(() =>
-      planGateEvent(state, { seq: 2, type: 'serving-rolled-back', pointer: v1, previous: base, by: 'person' }),
-    ).toThrow(/never served/);
-    expect(() =>
-      planGateEvent(state, { seq: 2, type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: '' }, pointer: v1 }),
-    ).toThrow(/not serving/);
+    expect(() => planGateEvent(state, { seq: 2, type: 'serving-rolled-back', pointer: v1, previous: base, by: 'person' })).toThrow(/never served/);
+    expect(() => planGateEvent(state, { seq: 2, type: 'candidate-rejected', id: 'c1', reason: { code: 'person', detail: '' }, pointer: v1 })).toThrow(
+      /not serving/,
+    );
   });
 });

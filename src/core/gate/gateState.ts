@@ -55,8 +55,7 @@ export class IllegalTransitionError extends Error {
   }
 }
 
-export const isTerminal = (s: CandidateState): boolean =>
-  s.kind === 'promoted' || s.kind === 'rejected' || s.kind === 'superseded';
+export const isTerminal = (s: CandidateState): boolean => s.kind === 'promoted' || s.kind === 'rejected' || s.kind === 'superseded';
 
 /**
  * The waiting-candidate rule (README, "The release gate"): while any candidate
@@ -73,8 +72,7 @@ export function emptyGateState(rounds: number): GateState {
   return { rounds, pointer: undefined, servedVersions: [], candidates: new Map() };
 }
 
-const samePointer = (a: ServingPointer | undefined, b: ServingPointer): boolean =>
-  a !== undefined && a.version === b.version && a.sha256 === b.sha256;
+const samePointer = (a: ServingPointer | undefined, b: ServingPointer): boolean => a !== undefined && a.version === b.version && a.sha256 === b.sha256;
 
 /** An event as the reducer needs it: the time stamp does not matter. */
 export type GateEventInput = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, 'at'> : never) : never;
@@ -126,12 +124,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
       const s = c.state;
       // Round 1 follows verification; round k follows k-1 passed rounds (a round
       // cut short by a crash starts again, with a fresh seed).
-      require(
-        c,
-        event.round <= state.rounds &&
-          ((s.kind === 'verified' && event.round === 1) ||
-            (s.kind === 'probing' && s.passedRounds === event.round - 1)),
-      );
+      require(c, event.round <= state.rounds && ((s.kind === 'verified' && event.round === 1) || (s.kind === 'probing' && s.passedRounds === event.round - 1)));
       return () => {
         c.state = { kind: 'probing', round: event.round, passedRounds: event.round - 1 };
       };
@@ -183,8 +176,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
     case 'candidate-rejected': {
       const c = candidate(event.id);
       require(c, !isTerminal(c.state));
-      if (!samePointer(state.pointer, event.pointer))
-        throw new Error(`rejection of ${c.id} records a pointer that is not serving`);
+      if (!samePointer(state.pointer, event.pointer)) throw new Error(`rejection of ${c.id} records a pointer that is not serving`);
       return () => {
         c.state = { kind: 'rejected', reason: event.reason };
       };
@@ -198,8 +190,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
       };
     }
     case 'serving-rolled-back':
-      if (!state.servedVersions.some((p) => samePointer(p, event.pointer)))
-        throw new Error(`rollback to ${event.pointer.version}: that version never served`);
+      if (!state.servedVersions.some((p) => samePointer(p, event.pointer))) throw new Error(`rollback to ${event.pointer.version}: that version never served`);
       if (!samePointer(state.pointer, event.previous)) throw new Error('rollback: previous pointer is stale');
       return () => {
         state.pointer = event.pointer;

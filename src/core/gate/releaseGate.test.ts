@@ -74,19 +74,25 @@ describe('release gate', () => {
   });
 
   it.each([
-    ['non-finite', () => {
-      const t = adapterTensors();
-      const first = t.get(tinySpec[0]!.name)!;
-      first.data[0] = Number.NaN;
-      first.data[1] = Number.POSITIVE_INFINITY;
-      return serializeSafetensors(t);
-    }],
-    ['tensor-spec', () => {
-      const t = adapterTensors();
-      const s = tinySpec[1]!;
-      t.set(s.name, { shape: [s.shape[0] + 1, s.shape[1]], data: new Float32Array((s.shape[0] + 1) * s.shape[1]) });
-      return serializeSafetensors(t);
-    }],
+    [
+      'non-finite',
+      () => {
+        const t = adapterTensors();
+        const first = t.get(tinySpec[0]!.name)!;
+        first.data[0] = Number.NaN;
+        first.data[1] = Number.POSITIVE_INFINITY;
+        return serializeSafetensors(t);
+      },
+    ],
+    [
+      'tensor-spec',
+      () => {
+        const t = adapterTensors();
+        const s = tinySpec[1]!;
+        t.set(s.name, { shape: [s.shape[0] + 1, s.shape[1]], data: new Float32Array((s.shape[0] + 1) * s.shape[1]) });
+        return serializeSafetensors(t);
+      },
+    ],
     ['update-norm', () => healthyBytes(1)],
     ['unreadable', () => new TextEncoder().encode('not a safetensors file')],
   ] as const)('rejects a %s candidate at verify, before any probe, with the pointer unchanged', async (code, bytes) => {
@@ -227,7 +233,12 @@ describe('release gate', () => {
       expect(three.state.kind).toBe('awaiting-confirm');
       expect(three.rounds.map((r) => r.serving.version)).toEqual([blobs[0]!.version, blobs[0]!.version, blobs[0]!.version]);
       expect(probe.calls.slice(callsWhileWaiting).map((c) => c.version)).toEqual([
-        three.version, waiting.version, three.version, waiting.version, three.version, waiting.version,
+        three.version,
+        waiting.version,
+        three.version,
+        waiting.version,
+        three.version,
+        waiting.version,
       ]);
       expect(await journalTypes(runDir, waiting.id)).not.toContain('candidate-superseded');
     });

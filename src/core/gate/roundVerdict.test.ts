@@ -3,7 +3,14 @@ import type { ProbeMetrics } from '../journal/journalEvents';
 import { judgeRound } from './roundVerdict';
 
 const m = (over: Partial<ProbeMetrics>): ProbeMetrics => ({
-  n: 8, pass_rate: 0, clean_rate: 0, gold_rate: 0.875, answered_rate: 1, mean_violations: 3, mean_chars: 400, ...over,
+  n: 8,
+  pass_rate: 0,
+  clean_rate: 0,
+  gold_rate: 0.875,
+  answered_rate: 1,
+  mean_violations: 3,
+  mean_chars: 400,
+  ...over,
 });
 const margins = { pass_rate: 0.125, gold_rate: 0.125, answered_rate: 0, mean_violations: 0.25 };
 

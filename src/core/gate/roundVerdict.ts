@@ -15,7 +15,12 @@ const EPSILON = 1e-9;
 
 export type RoundVerdict = { passed: boolean; failing: string[]; metrics: GatedMetric[] };
 
-export function judgeRound(candidate: ProbeMetrics, serving: ProbeMetrics, margins: Margins, floors: Floors = { gold_rate: 0, answered_rate: 0 }): RoundVerdict {
+export function judgeRound(
+  candidate: ProbeMetrics,
+  serving: ProbeMetrics,
+  margins: Margins,
+  floors: Floors = { gold_rate: 0, answered_rate: 0 },
+): RoundVerdict {
   const failing: string[] = [];
   const metrics: GatedMetric[] = [];
   // Absolute floors first: when serving itself answers nothing right, "no
@@ -37,9 +42,7 @@ export function judgeRound(candidate: ProbeMetrics, serving: ProbeMetrics, margi
   const ceiling = serving.mean_violations + margins.mean_violations;
   if (candidate.mean_violations > ceiling + EPSILON) {
     metrics.push('mean_violations');
-    failing.push(
-      `mean_violations ${fmt(candidate.mean_violations)} > serving ${fmt(serving.mean_violations)} + margin ${fmt(margins.mean_violations)}`,
-    );
+    failing.push(`mean_violations ${fmt(candidate.mean_violations)} > serving ${fmt(serving.mean_violations)} + margin ${fmt(margins.mean_violations)}`);
   }
   return { passed: failing.length === 0, failing, metrics };
 }

@@ -15,7 +15,11 @@ import { sha256Hex } from './verifyCandidate';
 const claimSchema = z.looseObject({ blobSha256: sha256Schema.optional(), step: z.int().min(0).optional() });
 
 type LoraInfo = { rank: number; alpha: number; targets: string[] };
-const peftConfigSchema = z.looseObject({ r: z.int().positive(), lora_alpha: z.number().positive(), target_modules: z.union([z.array(z.string()).min(1), z.string()]) });
+const peftConfigSchema = z.looseObject({
+  r: z.int().positive(),
+  lora_alpha: z.number().positive(),
+  target_modules: z.union([z.array(z.string()).min(1), z.string()]),
+});
 
 /**
  * `expected` is the recipe's LoRA. A PEFT folder's own adapter_config.json is
@@ -35,7 +39,10 @@ export async function stageableAdapterFile(runDir: string, file: string, baseMod
   let claimed = sha256Hex(bytes);
   let step = 0;
   let lora = expected;
-  let adapterConfig: object = peftAdapterConfig({ rank: expected.rank, alpha: expected.alpha, targets: expected.targets.map(loraModuleFromPeft) }, baseModelNameOrPath);
+  let adapterConfig: object = peftAdapterConfig(
+    { rank: expected.rank, alpha: expected.alpha, targets: expected.targets.map(loraModuleFromPeft) },
+    baseModelNameOrPath,
+  );
   if (info.isDirectory()) {
     const text = await readFile(path.join(source, 'adapter_config.json'), 'utf8').catch(() => null);
     if (text !== null) {

@@ -46,7 +46,12 @@ describe('verify: the LoRA config an engine will apply', () => {
     ['metadata alpha that is not a number', withMetadata({ lora_alpha: 'lots' }), config(), /lora_alpha "lots" is not a number/],
     ['adapter_config.json with a larger alpha', healthyBytes(), config({ lora_alpha: 64 }), /adapter_config.json lora_alpha 64 ≠ the recipe's 4/],
     ['adapter_config.json with another rank', healthyBytes(), config({ r: 4 }), /adapter_config.json r 4 ≠ the recipe's 2/],
-    ['adapter_config.json with other targets', healthyBytes(), config({ target_modules: ['q_proj', 'k_proj'] }), /target_modules \[k_proj, q_proj\] ≠ the recipe's \[q_proj, v_proj\]/],
+    [
+      'adapter_config.json with other targets',
+      healthyBytes(),
+      config({ target_modules: ['q_proj', 'k_proj'] }),
+      /target_modules \[k_proj, q_proj\] ≠ the recipe's \[q_proj, v_proj\]/,
+    ],
     ['rsLoRA (scale alpha/√r)', healthyBytes(), config({ use_rslora: true }), /use_rslora/],
     ['DoRA', healthyBytes(), config({ use_dora: true }), /use_dora/],
     ['a per-module alpha', healthyBytes(), config({ alpha_pattern: { q_proj: 64 } }), /alpha_pattern/],
@@ -71,7 +76,9 @@ describe('verify: the LoRA config an engine will apply', () => {
 
   it('checks the recipe’s dtype: a BF16 adapter passes a BF16 spec and fails an F32 one', () => {
     const spec = adapterSpec(tinyShape, { ...tinyLora, dtype: 'BF16' });
-    const tensors = new Map<string, WritableTensor>(spec.map((s) => [s.name, { shape: s.shape, data: new Float32Array(s.shape[0] * s.shape[1]).fill(0.01), dtype: 'BF16' }]));
+    const tensors = new Map<string, WritableTensor>(
+      spec.map((s) => [s.name, { shape: s.shape, data: new Float32Array(s.shape[0] * s.shape[1]).fill(0.01), dtype: 'BF16' }]),
+    );
     const bytes = serializeSafetensors(tensors);
     expect(verifyCandidateBytes(bytes, sha256Hex(bytes), { ...verifySettings, spec }, config()).ok).toBe(true);
     const asF32 = verify(bytes);
@@ -84,7 +91,10 @@ describe('verify in the gate', () => {
     const runDir = await newRunDir();
     const probe = new ScriptedProbeSampler(behaviours.clean);
     const { gate } = await openGate(runDir, { confirm: 'auto', probe, serving: new RecordingServing() });
-    const c = await gate.stage({ ...(await storeBlob(runDir, withMetadata({ format: 'pt', lora_alpha: '64', r: '2' }), 1)), source: { kind: 'file', path: 'bigger-alpha.safetensors' } });
+    const c = await gate.stage({
+      ...(await storeBlob(runDir, withMetadata({ format: 'pt', lora_alpha: '64', r: '2' }), 1)),
+      source: { kind: 'file', path: 'bigger-alpha.safetensors' },
+    });
     await gate.idle();
     expect(c.state).toMatchObject({ kind: 'rejected', reason: { code: 'tensor-spec', detail: expect.stringMatching(/lora_alpha 64/) } });
     expect(probe.calls).toEqual([]);

@@ -41,7 +41,12 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 /** Verifies a stored candidate: its blob and the version's adapter_config.json. */
-export async function verifyCandidateFile(blobPath: string, claimedSha256: string, settings: VerifySettings, adapterConfigPath: string): Promise<VerifyOutcome> {
+export async function verifyCandidateFile(
+  blobPath: string,
+  claimedSha256: string,
+  settings: VerifySettings,
+  adapterConfigPath: string,
+): Promise<VerifyOutcome> {
   let bytes: Buffer;
   try {
     bytes = await readFile(blobPath);
@@ -57,7 +62,12 @@ export async function verifyCandidateFile(blobPath: string, claimedSha256: strin
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return {
       ok: false,
-      reason: { code: 'tensor-spec', detail: missing ? `no adapter_config.json at ${adapterConfigPath}: an engine could not know the LoRA alpha` : `adapter_config.json is unreadable: ${(error as Error).message}` },
+      reason: {
+        code: 'tensor-spec',
+        detail: missing
+          ? `no adapter_config.json at ${adapterConfigPath}: an engine could not know the LoRA alpha`
+          : `adapter_config.json is unreadable: ${(error as Error).message}`,
+      },
       evidence: {},
     };
   }
@@ -123,8 +133,6 @@ export function verifyCandidateBytes(bytes: Uint8Array, claimedSha256: string, s
   const updateNorm = Math.sqrt(squaredNorm);
   Object.assign(evidence, { parameters, maxAbs, updateNorm });
   if (!Number.isFinite(updateNorm)) return reject('non-finite', 'the update norm overflows float64');
-  if (updateNorm > settings.maxUpdateNorm)
-    return reject('update-norm', `update norm ${updateNorm.toFixed(3)} > bound ${settings.maxUpdateNorm}`);
+  if (updateNorm > settings.maxUpdateNorm) return reject('update-norm', `update norm ${updateNorm.toFixed(3)} > bound ${settings.maxUpdateNorm}`);
   return { ok: true, evidence: evidence as VerifyEvidence };
 }
-

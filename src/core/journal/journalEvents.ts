@@ -81,10 +81,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('trainer-step'),
     step: z.int().positive(),
-    samplesThrough: z
-      .int()
-      .positive()
-      .describe('judged turns consumed so far, counted over the sessions in order: the next step starts after them'),
+    samplesThrough: z.int().positive().describe('judged turns consumed so far, counted over the sessions in order: the next step starts after them'),
     samples: z.int().positive().describe('judged turns the step trained on: its batch and, with a window, the newest ones before it'),
     stats: z.record(z.string(), z.number()),
     candidate: z.strictObject({ version: versionId, sha256, blob: z.string() }).describe('stored, then staged to the gate'),

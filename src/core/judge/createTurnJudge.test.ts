@@ -17,7 +17,10 @@ describe('createTurnJudge', () => {
       /GATELAB_TEST_JUDGE_KEY, which is not set/,
     );
     expect(() =>
-      createTurnJudge({ prm: { kind: 'openai', endpoint, votes: 3 }, hint: { kind: 'openai', endpoint, min_chars: 10 } }, { env: { GATELAB_TEST_JUDGE_KEY: 'k' } }),
+      createTurnJudge(
+        { prm: { kind: 'openai', endpoint, votes: 3 }, hint: { kind: 'openai', endpoint, min_chars: 10 } },
+        { env: { GATELAB_TEST_JUDGE_KEY: 'k' } },
+      ),
     ).not.toThrow();
   });
 });

@@ -22,15 +22,7 @@
 //   no_shown_work = no_gold_answer = 0 and style_clean = 1).
 
 /** Every kind of AI-style marker the criterion rejects. */
-export const MARKER_KINDS = [
-  'bold',
-  'header',
-  'bullet',
-  'numbered',
-  'boxed',
-  'final-answer',
-  'rule-line',
-] as const;
+export const MARKER_KINDS = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line'] as const;
 export type MarkerKind = (typeof MARKER_KINDS)[number];
 
 /** Why a reply fails, in the order the criterion checks them. */

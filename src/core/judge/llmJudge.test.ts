@@ -86,9 +86,17 @@ describe('LLM PRM', () => {
   });
 
   it('fails closed with a clear error when every request fails', async () => {
-    replies = [{ status: 401, body: '{"error":{"message":"bad token"}}' }, { status: 401, body: 'x' }, { status: 401, body: 'x' }];
+    replies = [
+      { status: 401, body: '{"error":{"message":"bad token"}}' },
+      { status: 401, body: 'x' },
+      { status: 401, body: 'x' },
+    ];
     await expect(createLlmPrm({ baseUrl, model: 'm' }).score(TURN)).rejects.toThrow(JudgeUnavailableError);
-    replies = [{ status: 200, body: 'not json' }, { status: 200, body: '{"choices":[]}' }, { status: 200, body: '{}' }];
+    replies = [
+      { status: 200, body: 'not json' },
+      { status: 200, body: '{"choices":[]}' },
+      { status: 200, body: '{}' },
+    ];
     await expect(createLlmPrm({ baseUrl, model: 'm' }).score(TURN)).rejects.toThrow(/prm judge could not be reached/);
   });
 

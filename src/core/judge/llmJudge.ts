@@ -43,9 +43,7 @@ export class JudgeUnavailableError extends Error {
 }
 
 const chatCompletionSchema = z.object({
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullable().optional() }) }))
-    .min(1, 'the response has no choices'),
+  choices: z.array(z.object({ message: z.object({ content: z.string().nullable().optional() }) })).min(1, 'the response has no choices'),
 });
 
 /** One chat completion's text, or an Error saying what went wrong. */

@@ -44,11 +44,7 @@ describe('parseHintVote', () => {
     ['neutral is not a hint decision', '\\boxed{0} [HINT_START]something[HINT_END]', { decision: null, hint: 'something' }],
     ['an unclosed hint block is no hint', '\\boxed{1} [HINT_START]Write plain sentences', { decision: 1, hint: null }],
     ['an empty hint block is no hint', '\\boxed{1} [HINT_START]   [HINT_END]', { decision: 1, hint: null }],
-    [
-      'hint drafted while thinking is ignored',
-      '<think>[HINT_START]draft[HINT_END] \\boxed{1}</think>\\boxed{-1}',
-      { decision: -1, hint: null },
-    ],
+    ['hint drafted while thinking is ignored', '<think>[HINT_START]draft[HINT_END] \\boxed{1}</think>\\boxed{-1}', { decision: -1, hint: null }],
   ])('%s', (_name, text, want) => {
     expect(parseHintVote(text)).toEqual(want);
   });

@@ -4,9 +4,7 @@
 import { z } from 'zod';
 import { MARKER_KINDS, REJECT_REASONS, type Verdict } from './criterion';
 
-const spanSchema = z
-  .strictObject({ start: z.int().min(0), end: z.int().min(0) })
-  .refine((s) => s.end > s.start, 'a span must end after it starts');
+const spanSchema = z.strictObject({ start: z.int().min(0), end: z.int().min(0) }).refine((s) => s.end > s.start, 'a span must end after it starts');
 
 export const verdictSchema = z
   .strictObject({

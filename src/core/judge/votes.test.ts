@@ -38,7 +38,13 @@ describe('selectHint', () => {
   });
 
   it('has no hint without a positive decision that wrote one', () => {
-    expect(selectHint([{ decision: 1, hint: null }, { decision: null, hint: 'no decision, long enough' }, { decision: -1, hint: null }])).toEqual({ hintAccepted: false });
+    expect(
+      selectHint([
+        { decision: 1, hint: null },
+        { decision: null, hint: 'no decision, long enough' },
+        { decision: -1, hint: null },
+      ]),
+    ).toEqual({ hintAccepted: false });
     expect(selectHint([])).toEqual({ hintAccepted: false });
   });
 });

@@ -28,10 +28,7 @@ export type HintCandidate = { readonly decision: 1 | -1 | null; readonly hint: s
  * hindsight (\boxed{1}) and wrote a hint, the longest (the most informative).
  * Accepted when longer than `minChars` after trimming.
  */
-export function selectHint(
-  candidates: readonly HintCandidate[],
-  minChars = DEFAULT_HINT_MIN_CHARS,
-): { hint?: string; hintAccepted: boolean } {
+export function selectHint(candidates: readonly HintCandidate[], minChars = DEFAULT_HINT_MIN_CHARS): { hint?: string; hintAccepted: boolean } {
   let best: string | undefined;
   for (const c of candidates) {
     const text = c.hint?.trim();

@@ -37,7 +37,11 @@ describe('readCsvRecords', () => {
   });
 
   it('writes what it reads', () => {
-    const rows = [['a', 'b,c'], ['say "hi"', 'two\nlines'], ['', 'x']];
+    const rows = [
+      ['a', 'b,c'],
+      ['say "hi"', 'two\nlines'],
+      ['', 'x'],
+    ];
     const text = writeCsvRecords(rows);
     expect(text.endsWith('\n')).toBe(true);
     expect(readCsvRecords(text, 'f').map((r) => r.cells)).toEqual(rows);
@@ -53,13 +57,16 @@ describe('parseCsvTable', () => {
     }),
   };
 
-  it('parses typed rows and keeps each row\'s line', () => {
+  it("parses typed rows and keeps each row's line", () => {
     const t = parseCsvTable('n,flag\n1,yes\n2,no\n\n', 't.csv', spec);
-    expect(t.rows).toEqual([{ n: 1, flag: true }, { n: 2, flag: false }]);
+    expect(t.rows).toEqual([
+      { n: 1, flag: true },
+      { n: 2, flag: false },
+    ]);
     expect(t.records.map((r) => r.line)).toEqual([2, 3]);
   });
 
-  it('allows named trailing columns only when the layout says so, and still checks every row\'s width', () => {
+  it("allows named trailing columns only when the layout says so, and still checks every row's width", () => {
     const wide = { ...spec, trailingColumns: 'allow' as const };
     expect(parseCsvTable('n,flag,ours\n1,yes,0.5\n', 't.csv', wide).rows).toEqual([{ n: 1, flag: true }]);
     expect(() => parseCsvTable('n,flag,ours\n1,yes\n', 't.csv', wide)).toThrow('t.csv: line 2: has 2 fields, expected 3');

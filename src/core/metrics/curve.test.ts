@@ -9,12 +9,7 @@ function obs(session: number, accept: 0 | 1, extra: Partial<SessionObservation> 
 
 describe('curveRows', () => {
   it('derives list, style_clean and accept_cum per session', () => {
-    const rows = curveRows([
-      obs(0, 0, { bold: 1 }),
-      obs(1, 0, { bullets: 1 }),
-      obs(2, 0, { numbered: 1 }),
-      obs(3, 1),
-    ]);
+    const rows = curveRows([obs(0, 0, { bold: 1 }), obs(1, 0, { bullets: 1 }), obs(2, 0, { numbered: 1 }), obs(3, 1)]);
     expect(rows.map((r) => [r.list, r.style_clean, r.accept_cum])).toEqual([
       [0, 0, 0],
       [1, 0, 0],
@@ -66,7 +61,17 @@ describe('observeSession', () => {
   it('takes the flags from the verdict on the first reply', () => {
     const reply = '**Plan**\n- add 20 + 44 = 64\n2) subtract 100 - 64 = 36';
     const o = observeSession({ session: 4, firstReply: reply, verdict: judgeReply(reply, 36), turns: 5 });
-    expect(o).toEqual({ session: 4, accept: 0, bold: 1, bullets: 1, numbered: 1, no_shown_work: 0, no_gold_answer: 0, turns: 5, first_reply_chars: reply.length });
+    expect(o).toEqual({
+      session: 4,
+      accept: 0,
+      bold: 1,
+      bullets: 1,
+      numbered: 1,
+      no_shown_work: 0,
+      no_gold_answer: 0,
+      turns: 5,
+      first_reply_chars: reply.length,
+    });
   });
 
   it('marks an accepted reply and counts code points like Python', () => {
@@ -93,15 +98,28 @@ describe('observeSession', () => {
 });
 
 describe('curve.csv errors name the line and the column', () => {
-  const header = 'session,accept,bold,bullets,numbered,list,no_shown_work,no_gold_answer,style_clean,turns,first_reply_chars,accept_cum,accept_rate_10,bold_rate_10,list_rate_10,style_clean_rate_10';
+  const header =
+    'session,accept,bold,bullets,numbered,list,no_shown_work,no_gold_answer,style_clean,turns,first_reply_chars,accept_cum,accept_rate_10,bold_rate_10,list_rate_10,style_clean_rate_10';
   const good = '0,0,1,1,0,1,0,0,0,4,669,0,0.0,1.0,1.0,0.0';
 
   it.each([
     [`${header}\n${good}\n1,0,2,1,0,1,0,0,0,4,900,0,0.0,1.0,1.0,0.0\n`, 'run/curve.csv: line 3, column 3 (bold): expected 0 or 1, found "2"'],
-    [`${header}\n${good}\n1,0,1,1,0,1,0,0,0,4,900,0,0.0,1.5,1.0,0.0\n`, 'run/curve.csv: line 3, column 14 (bold_rate_10): expected a number between 0 and 1, found "1.5"'],
-    [`${header}\n${good}\n1,0,1,1,0,1,0,0,0,four,900,0,0.0,1.0,1.0,0.0\n`, 'run/curve.csv: line 3, column 10 (turns): expected a non-negative integer, found "four"'],
-    [`${header}\n${good}\n3,0,1,1,0,1,0,0,0,4,900,0,0.0,1.0,1.0,0.0\n`, 'run/curve.csv: line 3, column 1 (session): sessions must be consecutive: expected 1, found "3"'],
-    [`${header.replace('bold,bullets', 'bullets,bold')}\n${good}\n`, 'run/curve.csv: line 1, column 3 (bold): expected the header column "bold", found "bullets"'],
+    [
+      `${header}\n${good}\n1,0,1,1,0,1,0,0,0,4,900,0,0.0,1.5,1.0,0.0\n`,
+      'run/curve.csv: line 3, column 14 (bold_rate_10): expected a number between 0 and 1, found "1.5"',
+    ],
+    [
+      `${header}\n${good}\n1,0,1,1,0,1,0,0,0,four,900,0,0.0,1.0,1.0,0.0\n`,
+      'run/curve.csv: line 3, column 10 (turns): expected a non-negative integer, found "four"',
+    ],
+    [
+      `${header}\n${good}\n3,0,1,1,0,1,0,0,0,4,900,0,0.0,1.0,1.0,0.0\n`,
+      'run/curve.csv: line 3, column 1 (session): sessions must be consecutive: expected 1, found "3"',
+    ],
+    [
+      `${header.replace('bold,bullets', 'bullets,bold')}\n${good}\n`,
+      'run/curve.csv: line 1, column 3 (bold): expected the header column "bold", found "bullets"',
+    ],
   ])('%#', (text, message) => {
     expect(() => parseCurveCsv(text, 'run/curve.csv')).toThrow(message);
   });

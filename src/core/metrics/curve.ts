@@ -73,12 +73,7 @@ export const DERIVED_COLUMNS = [
 const bit = (b: boolean): Bit => (b ? 1 : 0);
 
 /** A session's observation from the verdict on its first reply. */
-export function observeSession(args: {
-  session: number;
-  firstReply: string;
-  verdict: Verdict;
-  turns: number;
-}): SessionObservation {
+export function observeSession(args: { session: number; firstReply: string; verdict: Verdict; turns: number }): SessionObservation {
   const { verdict } = args;
   return {
     session: args.session,

@@ -52,9 +52,7 @@ export function parseCurveCsv(text: string, file = 'curve.csv'): CurveFile {
 
 /** Writes curve rows as Reef does: integers plainly, rates as Python float reprs, "\n" line ends. */
 export function formatCurveCsv(rows: readonly CurveRow[]): string {
-  const body = rows.map((row) =>
-    CURVE_COLUMNS.map((col) => (RATE_COLUMNS.has(col) ? formatPythonFloat(row[col]) : String(row[col]))),
-  );
+  const body = rows.map((row) => CURVE_COLUMNS.map((col) => (RATE_COLUMNS.has(col) ? formatPythonFloat(row[col]) : String(row[col]))));
   return writeCsvRecords([[...CURVE_COLUMNS], ...body]);
 }
 

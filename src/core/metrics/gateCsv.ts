@@ -46,7 +46,8 @@ const gateRowSchema = z
   .superRefine((row, ctx) => {
     if (row.outcome !== 'select') return;
     for (const column of GATE_RATE_COLUMNS) {
-      if (row[column] === null) ctx.addIssue({ code: 'custom', path: [column], message: 'a selected candidate must have been measured: expected a number between 0 and 1' });
+      if (row[column] === null)
+        ctx.addIssue({ code: 'custom', path: [column], message: 'a selected candidate must have been measured: expected a number between 0 and 1' });
     }
   });
 

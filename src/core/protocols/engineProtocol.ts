@@ -76,9 +76,7 @@ export type ToolCall = z.infer<typeof toolCallSchema>;
  * assistant turn that called tools, and a tool's result.
  */
 export type ConversationMessage =
-  | ChatMessage
-  | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
-  | { role: 'tool'; content: string; toolCallId: string };
+  ChatMessage | { role: 'assistant'; content: string; toolCalls: ToolCall[] } | { role: 'tool'; content: string; toolCallId: string };
 
 /** The tools offered with one request. */
 export type ToolUse = { tools: ToolDefinition[]; choice: ToolChoice; parallelToolCalls: boolean | null };

@@ -17,5 +17,4 @@ export type RpcProtocol = Readonly<Record<string, RpcMethod>>;
 export type MethodName<P extends RpcProtocol> = Extract<keyof P, string>;
 export type ParamsOf<P extends RpcProtocol, M extends MethodName<P>> = z.input<P[M]['params']>;
 export type ResultOf<P extends RpcProtocol, M extends MethodName<P>> = z.output<P[M]['result']>;
-export type ProgressOf<P extends RpcProtocol, M extends MethodName<P>> =
-  P[M]['progress'] extends z.ZodType ? z.output<P[M]['progress']> : never;
+export type ProgressOf<P extends RpcProtocol, M extends MethodName<P>> = P[M]['progress'] extends z.ZodType ? z.output<P[M]['progress']> : never;

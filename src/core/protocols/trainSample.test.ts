@@ -7,8 +7,16 @@ const sample = (overrides: Partial<TrainSample> = {}): TrainSample => ({
   messages: [{ role: 'user', content: 'My homework is in homework/1.txt.' }],
   responseIds: [10, 11, 4],
   logprobs: [-0.5, -1, -0.1],
-  topIds: [[10, 12], [11, 13], [4, 5]],
-  topLogprobs: [[-0.5, -1.2], [-1, -1.1], [-0.1, -3]],
+  topIds: [
+    [10, 12],
+    [11, 13],
+    [4, 5],
+  ],
+  topLogprobs: [
+    [-0.5, -1.2],
+    [-1, -1.1],
+    [-0.1, -3],
+  ],
   reward: -1,
   ...overrides,
 });
@@ -29,12 +37,32 @@ describe('the train sample (the trainer protocol’s input)', () => {
       throw new Error('accepted');
     };
     expect(refused([sample(), sample({ reward: 0 })])).toMatch(/sample 1 \(session run\/session-0, turn 0\): reward reward 0 and no teacher/);
-    expect(refused([sample({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }] })])).toMatch(/messages must end with the user message/);
+    expect(
+      refused([
+        sample({
+          messages: [
+            { role: 'user', content: 'q' },
+            { role: 'assistant', content: 'a' },
+          ],
+        }),
+      ]),
+    ).toMatch(/messages must end with the user message/);
     expect(refused([sample({ logprobs: [-0.5, -1] })])).toMatch(/logprobs has 2 entries but responseIds has 3/);
     expect(refused([sample({ topIds: [[10, 12], [11], [4, 5]] })])).toMatch(/topIds\.1 has 1 ids; position 0 has K = 2/);
     expect(refused([sample({ forced: [true, true, true] })])).toMatch(/every response token is forced/);
     expect(refused([sample({ logprobs: [-0.5, 0.5, -0.1] })])).toMatch(/a log-prob cannot be positive/);
-    expect(refused([sample({ hint: 'x', teacherTopLogprobs: [[-1, -2], [-1, -2], [-1, -2]] })])).toMatch(/either as a hint or as teacherTopLogprobs/);
+    expect(
+      refused([
+        sample({
+          hint: 'x',
+          teacherTopLogprobs: [
+            [-1, -2],
+            [-1, -2],
+            [-1, -2],
+          ],
+        }),
+      ]),
+    ).toMatch(/either as a hint or as teacherTopLogprobs/);
     expect(refused([])).toMatch(/non-empty array/);
   });
 });

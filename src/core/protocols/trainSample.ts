@@ -82,7 +82,11 @@ export function addResponseIssues(s: ResponseFields, hasTeacher: boolean, ctx: z
     ctx.addIssue({ code: 'custom', path: ['teacherTopLogprobs'], message: 'give the teacher either as a hint or as teacherTopLogprobs, not both' });
   }
   if (s.reward === 0 && !hasTeacher && s.teacherTopLogprobs === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['reward'], message: 'reward 0 and no teacher: the turn carries no training signal (docs/design.md, How a judged turn trains: it does not train)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reward'],
+      message: 'reward 0 and no teacher: the turn carries no training signal (docs/design.md, How a judged turn trains: it does not train)',
+    });
   }
 }
 

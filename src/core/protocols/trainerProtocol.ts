@@ -330,7 +330,11 @@ export type TrainerProtocol = typeof trainerProtocol;
 
 /** What a caller of the trainer protocol holds: one typed call per method (a supervised trainer process is one). */
 export interface TrainerCaller {
-  call<M extends MethodName<TrainerProtocol>>(method: M, params: ParamsOf<TrainerProtocol, M>, options?: { readonly timeoutMs?: number }): Promise<ResultOf<TrainerProtocol, M>>;
+  call<M extends MethodName<TrainerProtocol>>(
+    method: M,
+    params: ParamsOf<TrainerProtocol, M>,
+    options?: { readonly timeoutMs?: number },
+  ): Promise<ResultOf<TrainerProtocol, M>>;
 }
 
 /**

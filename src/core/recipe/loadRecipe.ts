@@ -14,10 +14,7 @@ export class RecipeError extends Error {
     readonly file: string,
     readonly problems: readonly RecipeProblem[],
   ) {
-    super(
-      `${file}: invalid recipe\n` +
-        problems.map((p) => `  ${file}:${p.line}:${p.column} ${p.field || '(root)'}: ${p.message}`).join('\n'),
-    );
+    super(`${file}: invalid recipe\n` + problems.map((p) => `  ${file}:${p.line}:${p.column} ${p.field || '(root)'}: ${p.message}`).join('\n'));
     this.name = 'RecipeError';
   }
 }
@@ -36,9 +33,7 @@ export async function loadRecipe(file: string, schema: RecipeSchema = recipeSche
   try {
     source = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new RecipeError(absolute, [
-      { field: '', line: 0, column: 0, message: `cannot read: ${(error as Error).message}` },
-    ]);
+    throw new RecipeError(absolute, [{ field: '', line: 0, column: 0, message: `cannot read: ${(error as Error).message}` }]);
   }
   return { recipe: parseRecipe(source, absolute, schema), file: absolute, dir: path.dirname(absolute), source };
 }
@@ -58,7 +53,10 @@ export function parseRecipe(source: string, file: string, schema: RecipeSchema =
   }
   const result = schema.safeParse(doc.toJS());
   if (result.success) return result.data;
-  throw new RecipeError(file, result.error.issues.map((issue) => locateIssue(issue, doc, lineCounter)));
+  throw new RecipeError(
+    file,
+    result.error.issues.map((issue) => locateIssue(issue, doc, lineCounter)),
+  );
 }
 
 /** The line of the deepest node on the issue's path that exists (a missing key points at its parent). */

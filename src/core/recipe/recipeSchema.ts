@@ -31,9 +31,7 @@ export const workerDeviceSchema = z.union([
   z.strictObject({
     cpu: z.strictObject({
       nice: z.int().min(0).max(19).describe('POSIX nice value of the worker process: 0 normal … 19 lowest priority'),
-      threads: positiveInt
-        .optional()
-        .describe('OpenMP threads of the worker process (OMP_NUM_THREADS; the torch trainer): default one per core'),
+      threads: positiveInt.optional().describe('OpenMP threads of the worker process (OMP_NUM_THREADS; the torch trainer): default one per core'),
     }),
   }),
 ]);
@@ -62,10 +60,12 @@ export const endpointSchema = z.strictObject({
 });
 
 export const tasksSchema = z.strictObject({
-  source: z.enum(['task-set', 'gsm8k-file']).describe(
-    "task-set: GateLab's task files (the seeded homework generator writes assets/homework/*.json); " +
-      'gsm8k-file: a JSON list of {question, ground_truth_answer} in file order',
-  ),
+  source: z
+    .enum(['task-set', 'gsm8k-file'])
+    .describe(
+      "task-set: GateLab's task files (the seeded homework generator writes assets/homework/*.json); " +
+        'gsm8k-file: a JSON list of {question, ground_truth_answer} in file order',
+    ),
   file: z.string().min(1).describe('the session tasks (relative paths resolve against the recipe file)'),
   probe_file: z.string().min(1).describe('the pinned probe set, disjoint from the session tasks'),
   sessions: positiveInt.describe('how many tasks are brought, one session each, in file order'),
@@ -93,13 +93,8 @@ export const hintJudgeSchema = z.discriminatedUnion('kind', [
 export const loraSchema = z.strictObject({
   rank: positiveInt,
   alpha: z.number().positive(),
-  target_modules: z
-    .array(z.enum(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj']))
-    .min(1),
-  dtype: z
-    .enum(['F32', 'BF16', 'F16'])
-    .default('F32')
-    .describe("the adapter tensors' dtype as the trainer writes them; the gate's verify checks it"),
+  target_modules: z.array(z.enum(['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'])).min(1),
+  dtype: z.enum(['F32', 'BF16', 'F16']).default('F32').describe("the adapter tensors' dtype as the trainer writes them; the gate's verify checks it"),
 });
 
 export const lossSchema = z.strictObject({
@@ -115,7 +110,9 @@ export const lossSchema = z.strictObject({
   old_logprobs: z
     .enum(['actor', 'rollout'])
     .default('actor')
-    .describe("π_old of the ratio and the OPD advantage: 'actor' recomputes it with the trainer's weights at the step (slime's default), 'rollout' takes the serving engine's (--use-rollout-logprobs)"),
+    .describe(
+      "π_old of the ratio and the OPD advantage: 'actor' recomputes it with the trainer's weights at the step (slime's default), 'rollout' takes the serving engine's (--use-rollout-logprobs)",
+    ),
 });
 
 export const optimizerSchema = z.strictObject({
@@ -217,12 +214,8 @@ export const rayRoleSchema = z.strictObject({
     .number()
     .min(0)
     .optional()
-    .describe("num_gpus (default: how many GPUs the device map gives the role); Ray picks them on the node and sets CUDA_VISIBLE_DEVICES"),
-  node: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('the node\'s IP: the actor asks for the resource node:<ip> (Ray gives every node one), so the role runs there'),
+    .describe('num_gpus (default: how many GPUs the device map gives the role); Ray picks them on the node and sets CUDA_VISIBLE_DEVICES'),
+  node: z.string().min(1).optional().describe("the node's IP: the actor asks for the resource node:<ip> (Ray gives every node one), so the role runs there"),
   memory: z.int().positive().optional().describe("the actor's memory in bytes"),
 });
 
@@ -245,13 +238,9 @@ export const runnerSchema = z.union([
       .describe("the Python (with Ray) that runs each job's driver, GateLab's connector (e.g. $GATELAB_HOME/ray/bin/python)"),
     control: z
       .strictObject({
-        bind: z.string().min(1).default('127.0.0.1').describe('the address the lab\'s control endpoint listens on (loopback unless the cluster is elsewhere)'),
+        bind: z.string().min(1).default('127.0.0.1').describe("the address the lab's control endpoint listens on (loopback unless the cluster is elsewhere)"),
         port: z.int().min(0).max(65535).default(0).describe('0: a free port'),
-        advertise: z
-          .string()
-          .min(1)
-          .optional()
-          .describe('the host name or IP the nodes reach the lab at (default: the bind address)'),
+        advertise: z.string().min(1).optional().describe('the host name or IP the nodes reach the lab at (default: the bind address)'),
       })
       .default({ bind: '127.0.0.1', port: 0 }),
     roles: z

@@ -6,7 +6,9 @@ import { TEMPLATES, type Params, type Template } from './templates';
 
 /** Template + numbers, sorted by name: what "the same instance" means. */
 export function instanceKey(template: Template, params: Params): string {
-  const entries = Object.keys(params).sort().map((k) => `${k}=${params[k]}`);
+  const entries = Object.keys(params)
+    .sort()
+    .map((k) => `${k}=${params[k]}`);
   return `${template.id}:${entries.join(',')}`;
 }
 
@@ -103,10 +105,18 @@ export const PROBE_COUNT = 24;
 export function buildHomeworkAndProbe(seed = HOMEWORK_SEED): { homework: TaskSet; probe: TaskSet } {
   const used = new Set<string>();
   const homework = generateTasks({
-    seed: deriveSeed(seed, 'homework'), count: HOMEWORK_COUNT, used, idPrefix: 'hw', indexOf: (i) => i + 1,
+    seed: deriveSeed(seed, 'homework'),
+    count: HOMEWORK_COUNT,
+    used,
+    idPrefix: 'hw',
+    indexOf: (i) => i + 1,
   });
   const probe = generateTasks({
-    seed: deriveSeed(seed, 'probe'), count: PROBE_COUNT, used, idPrefix: 'probe', indexOf: (i) => i + 1,
+    seed: deriveSeed(seed, 'probe'),
+    count: PROBE_COUNT,
+    used,
+    idPrefix: 'probe',
+    indexOf: (i) => i + 1,
   });
   return {
     homework: { version: 1, kind: 'homework', seed, tasks: homework },
@@ -154,10 +164,20 @@ export const EASY_DIFFICULTY: Difficulty = { maxSteps: 2, maxValue: 100 };
 export function buildEasyHomeworkAndProbe(seed = HOMEWORK_SEED, difficulty = EASY_DIFFICULTY): { homework: TaskSet; probe: TaskSet } {
   const used = new Set<string>();
   const homework = generateTasksWithin({
-    seed: deriveSeed(seed, 'easy-homework'), count: HOMEWORK_COUNT, used, idPrefix: 'hw', indexOf: (i) => i + 1, difficulty,
+    seed: deriveSeed(seed, 'easy-homework'),
+    count: HOMEWORK_COUNT,
+    used,
+    idPrefix: 'hw',
+    indexOf: (i) => i + 1,
+    difficulty,
   });
   const probe = generateTasksWithin({
-    seed: deriveSeed(seed, 'easy-probe'), count: PROBE_COUNT, used, idPrefix: 'probe', indexOf: (i) => i + 1, difficulty,
+    seed: deriveSeed(seed, 'easy-probe'),
+    count: PROBE_COUNT,
+    used,
+    idPrefix: 'probe',
+    indexOf: (i) => i + 1,
+    difficulty,
   });
   return {
     homework: { version: 1, kind: 'homework', seed, tasks: homework },

@@ -15,7 +15,10 @@ describe('GSM8K loader', () => {
     ].join('\n');
     const tasks = parseGsm8k(jsonl, 'mini.jsonl');
     expect(tasks.map((t) => t.answer)).toEqual([72, 65960]);
-    expect(tasks[0]?.steps.map((s) => [s.expr, s.result])).toEqual([['48/2', 24], ['48+24', 72]]);
+    expect(tasks[0]?.steps.map((s) => [s.expr, s.result])).toEqual([
+      ['48/2', 24],
+      ['48+24', 72],
+    ]);
     expect(tasks[1]?.firstMessage).toContain('homework/2.txt');
   });
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from './rng';
-import {
-  COMPLAINT_OPENERS, complaintFor, composeFirstMessage, confirmsSave, DONE, parseComplaint, saveRequest,
-} from './student';
+import { COMPLAINT_OPENERS, complaintFor, composeFirstMessage, confirmsSave, DONE, parseComplaint, saveRequest } from './student';
 
 describe('scripted student wording', () => {
   it('writes the first message of docs/internals.md', () => {

@@ -17,8 +17,17 @@ import type { Task } from './task';
  * `rule-line`; `rule-line/table` is accepted as the same kind).
  */
 export const VIOLATION_KINDS = [
-  'bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line', 'rule-line/table',
-  'no-reply', 'no-shown-work', 'no-gold-answer',
+  'bold',
+  'header',
+  'bullet',
+  'numbered',
+  'boxed',
+  'final-answer',
+  'rule-line',
+  'rule-line/table',
+  'no-reply',
+  'no-shown-work',
+  'no-gold-answer',
 ] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 

@@ -12,7 +12,10 @@ const easy = process.argv.includes('--easy');
 const outDir = process.argv.slice(2).find((a) => a !== '--easy') ?? (easy ? 'assets/homework/easy' : 'assets/homework');
 mkdirSync(outDir, { recursive: true });
 const { homework, probe } = easy ? buildEasyHomeworkAndProbe() : buildHomeworkAndProbe();
-for (const [name, set] of [['homework.json', homework], ['probe.json', probe]] as const) {
+for (const [name, set] of [
+  ['homework.json', homework],
+  ['probe.json', probe],
+] as const) {
   writeFileSync(join(outDir, name), `${JSON.stringify(set, null, 1)}\n`);
   console.log(`${join(outDir, name)}: ${set.tasks.length} tasks`);
 }

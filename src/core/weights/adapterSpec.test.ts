@@ -94,7 +94,9 @@ describe('the adapter spec', () => {
   it('a BF16 or F16 adapter matches a spec of its dtype, and only that', () => {
     for (const dtype of ['BF16', 'F16'] as const) {
       const spec = adapterSpec(shape, { rank: 2, alpha: 4, targets: ['q'], dtype });
-      const tensors = new Map<string, WritableTensor>(spec.map((x) => [x.name, { shape: x.shape, data: new Float32Array(x.shape[0] * x.shape[1]).fill(0.25), dtype }]));
+      const tensors = new Map<string, WritableTensor>(
+        spec.map((x) => [x.name, { shape: x.shape, data: new Float32Array(x.shape[0] * x.shape[1]).fill(0.25), dtype }]),
+      );
       const file = parseSafetensors(serializeSafetensors(tensors));
       expect(adapterSpecProblems(file, spec)).toEqual([]);
       const f32 = adapterSpec(shape, { rank: 2, alpha: 4, targets: ['q'] });

@@ -17,7 +17,10 @@ export type ExpectedLora = {
 };
 
 const emptyOrAbsent = (value: unknown): boolean =>
-  value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+  value === undefined ||
+  value === null ||
+  (Array.isArray(value) && value.length === 0) ||
+  (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
 
 const peftConfigSchema = z.looseObject({
   peft_type: z.string(),

@@ -31,8 +31,14 @@ export const policyConfigSchema = z
     tie_word_embeddings: z.boolean().default(false),
   })
   .refine((c) => (c.rope_theta ?? c.rope_parameters?.rope_theta) !== undefined, 'rope_theta (or rope_parameters.rope_theta) is required')
-  .refine((c) => c.head_dim !== undefined || c.hidden_size % c.num_attention_heads === 0, 'hidden_size must be a multiple of num_attention_heads (or head_dim given)')
-  .refine((c) => c.num_attention_heads % (c.num_key_value_heads ?? c.num_attention_heads) === 0, 'num_attention_heads must be a multiple of num_key_value_heads');
+  .refine(
+    (c) => c.head_dim !== undefined || c.hidden_size % c.num_attention_heads === 0,
+    'hidden_size must be a multiple of num_attention_heads (or head_dim given)',
+  )
+  .refine(
+    (c) => c.num_attention_heads % (c.num_key_value_heads ?? c.num_attention_heads) === 0,
+    'num_attention_heads must be a multiple of num_key_value_heads',
+  );
 
 export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 

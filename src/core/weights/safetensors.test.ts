@@ -64,12 +64,7 @@ describe('safetensors', () => {
     expect(() => parseSafetensors(build({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, data))).toThrow(/do not hold/);
     expect(() => parseSafetensors(build({ w: { dtype: 'Q4', shape: [2], data_offsets: [0, 8] } }, data))).toThrow(/dtype/);
     expect(() =>
-      parseSafetensors(
-        build(
-          { a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } },
-          data,
-        ),
-      ),
+      parseSafetensors(build({ a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [1], data_offsets: [4, 8] } }, data)),
     ).toThrow(/overlap or gap/);
     expect(() => parseSafetensors(build({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, data))).toThrow(/cover/);
     const notJson = build({}, new Uint8Array());
@@ -94,7 +89,8 @@ describe('writing the narrower float types', () => {
         const b = back[i] as number;
         if (Number.isNaN(v)) expect(Number.isNaN(b)).toBe(true);
         else if (!Number.isFinite(v)) expect(b).toBe(v);
-        else if (dtype === 'F16' && Math.abs(v) < 2 ** -14) expect(Math.abs(b - v)).toBeLessThanOrEqual(2 ** -25); // subnormal: half a step of 2^-24
+        else if (dtype === 'F16' && Math.abs(v) < 2 ** -14)
+          expect(Math.abs(b - v)).toBeLessThanOrEqual(2 ** -25); // subnormal: half a step of 2^-24
         else expect(Math.abs(b - v)).toBeLessThanOrEqual(relative * Math.abs(v));
       });
     }

@@ -105,11 +105,7 @@ export function parseSafetensors(buffer: Uint8Array): SafetensorsFile {
     if (!Array.isArray(shape) || !shape.every((d): d is number => Number.isSafeInteger(d) && d >= 0)) {
       throw new SafetensorsError(`tensor ${name}: shape must be an array of non-negative integers`);
     }
-    if (
-      !Array.isArray(offsets) ||
-      offsets.length !== 2 ||
-      !offsets.every((o): o is number => Number.isSafeInteger(o) && o >= 0)
-    ) {
+    if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o): o is number => Number.isSafeInteger(o) && o >= 0)) {
       throw new SafetensorsError(`tensor ${name}: data_offsets must be two non-negative integers`);
     }
     const [begin, end] = offsets as [number, number];

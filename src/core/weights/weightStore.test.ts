@@ -83,7 +83,9 @@ describe('the content-addressed weight store', () => {
     // A damaged file is refused, not restored from.
     await writeFile(join(store.checkpointDir('v1-0000aaaa'), 'state.bin'), new Uint8Array([9, 9, 9, 9]));
     await expect(store.getCheckpoint('v1-0000aaaa')).rejects.toThrow(/does not match its recorded sha256/);
-    await expect(store.putCheckpoint('v4-0000dddd', { step: 4, format: 'test/1', files: new Map([['../escape', state]]) })).rejects.toThrow(/not a checkpoint file name/);
+    await expect(store.putCheckpoint('v4-0000dddd', { step: 4, format: 'test/1', files: new Map([['../escape', state]]) })).rejects.toThrow(
+      /not a checkpoint file name/,
+    );
     await store.pruneCheckpoints(['v2-0000bbbb']);
     expect(await readdir(join(dir, 'checkpoints'))).toEqual(['v2-0000bbbb']);
   });

@@ -176,17 +176,21 @@ export class WeightStore {
   }): Promise<StoredCandidate> {
     const manifest = candidateManifestSchema.parse(JSON.parse(Buffer.from(input.manifest).toString('utf8')));
     const sha256 = sha256Hex(input.blob);
-    if (manifest.blobSha256 !== sha256) throw new Error(`version ${manifest.version}: the blob's sha256 is ${sha256}, its manifest says ${manifest.blobSha256}`);
-    if (manifest.blobBytes !== input.blob.byteLength) throw new Error(`version ${manifest.version}: the blob has ${input.blob.byteLength} bytes, its manifest says ${manifest.blobBytes}`);
+    if (manifest.blobSha256 !== sha256)
+      throw new Error(`version ${manifest.version}: the blob's sha256 is ${sha256}, its manifest says ${manifest.blobSha256}`);
+    if (manifest.blobBytes !== input.blob.byteLength)
+      throw new Error(`version ${manifest.version}: the blob has ${input.blob.byteLength} bytes, its manifest says ${manifest.blobBytes}`);
     if (manifest.version !== versionId(manifest.step, sha256)) throw new Error(`version ${manifest.version} is not v${manifest.step}-${sha256.slice(0, 8)}`);
     const config: unknown = JSON.parse(Buffer.from(input.adapterConfig).toString('utf8'));
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new Error(`version ${manifest.version}: adapter_config.json is not a JSON object`);
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      throw new Error(`version ${manifest.version}: adapter_config.json is not a JSON object`);
     let checkpoint: CheckpointManifest | undefined;
     if (input.checkpoint) {
       checkpoint = checkpointManifestSchema.parse(JSON.parse(Buffer.from(input.checkpoint.manifest).toString('utf8')));
       if (checkpoint.version !== manifest.version) throw new Error(`checkpoint ${manifest.version}: its manifest names ${checkpoint.version}`);
       const names = Object.keys(checkpoint.files);
-      if (names.length !== input.checkpoint.files.size) throw new Error(`checkpoint ${manifest.version}: ${input.checkpoint.files.size} files arrived, its manifest lists ${names.length}`);
+      if (names.length !== input.checkpoint.files.size)
+        throw new Error(`checkpoint ${manifest.version}: ${input.checkpoint.files.size} files arrived, its manifest lists ${names.length}`);
       for (const [name, expected] of Object.entries(checkpoint.files)) {
         const bytes = input.checkpoint.files.get(name);
         if (name === CHECKPOINT_MANIFEST || !/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`not a checkpoint file name: ${JSON.stringify(name)}`);

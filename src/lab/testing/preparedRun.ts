@@ -36,7 +36,8 @@ export async function writeDerivedRecipe(
   recipe.description = `${recipe.description} (derived for a test: ${JSON.stringify(change)})`;
   recipe.tasks.file = resolveRecipePath(loaded, recipe.tasks.file);
   recipe.tasks.probe_file = resolveRecipePath(loaded, recipe.tasks.probe_file);
-  if (recipe.policy.kind === 'embedded' && typeof recipe.policy.model_dir === 'string') recipe.policy.model_dir = resolveRecipePath(loaded, recipe.policy.model_dir);
+  if (recipe.policy.kind === 'embedded' && typeof recipe.policy.model_dir === 'string')
+    recipe.policy.model_dir = resolveRecipePath(loaded, recipe.policy.model_dir);
   if (change.probeProblems !== undefined) recipe.gate.probe.problems = change.probeProblems;
   if (change.floors !== undefined) recipe.gate.floors = change.floors;
   await mkdir(dir, { recursive: true });

@@ -34,11 +34,15 @@ describe("the host's GPUs", () => {
   it('asks nvidia-smi for index, name and memory as CSV, and reads its answer', async () => {
     const env = await fakeNvidiaSmi('one-gpu', H200);
     expect(detectHostGpus(env)).toEqual({ gpus: [{ index: 0, name: 'NVIDIA H200', memoryTotalMiB: 143771, memoryUsedMiB: 1024 }], problem: null });
-    expect((await readFile(path.join(dir, 'one-gpu', 'args'), 'utf8')).trim().split('\n')).toEqual(['--query-gpu=index,name,memory.total,memory.used', '--format=csv']);
+    expect((await readFile(path.join(dir, 'one-gpu', 'args'), 'utf8')).trim().split('\n')).toEqual([
+      '--query-gpu=index,name,memory.total,memory.used',
+      '--format=csv',
+    ]);
   });
 
   it('reads several GPUs, names with commas included', () => {
-    const text = 'index, name, memory.total [MiB], memory.used [MiB]\n0, NVIDIA A100-SXM4-80GB, 81920 MiB, 0 MiB\n1, NVIDIA RTX 6000 Ada, Generation, 49140 MiB, 12 MiB\n';
+    const text =
+      'index, name, memory.total [MiB], memory.used [MiB]\n0, NVIDIA A100-SXM4-80GB, 81920 MiB, 0 MiB\n1, NVIDIA RTX 6000 Ada, Generation, 49140 MiB, 12 MiB\n';
     expect(parseNvidiaSmiCsv(text).map((g) => [g.index, g.name, g.memoryTotalMiB])).toEqual([
       [0, 'NVIDIA A100-SXM4-80GB', 81920],
       [1, 'NVIDIA RTX 6000 Ada, Generation', 49140],
@@ -58,7 +62,11 @@ describe("the host's GPUs", () => {
 
 describe('placing the roles', () => {
   it('gives each role its GPUs as CUDA_VISIBLE_DEVICES (none on the CPU), numbered as nvidia-smi numbers them', () => {
-    expect(rolePlacement({ gpus: [1, 2, 3, 4] })).toEqual({ env: { CUDA_VISIBLE_DEVICES: '1,2,3,4', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }, nice: 0, gpus: [1, 2, 3, 4] });
+    expect(rolePlacement({ gpus: [1, 2, 3, 4] })).toEqual({
+      env: { CUDA_VISIBLE_DEVICES: '1,2,3,4', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
+      nice: 0,
+      gpus: [1, 2, 3, 4],
+    });
     expect(rolePlacement('cpu')).toEqual({ env: { CUDA_VISIBLE_DEVICES: '', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }, nice: 0, gpus: [] });
     expect(rolePlacement({ cpu: { nice: 10 } }).nice).toBe(10);
     expect(rolePlacement({ cpu: { nice: 10, threads: 1 } }).env).toEqual({ CUDA_VISIBLE_DEVICES: '', CUDA_DEVICE_ORDER: 'PCI_BUS_ID', OMP_NUM_THREADS: '1' });

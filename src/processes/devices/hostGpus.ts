@@ -23,7 +23,10 @@ export const NVIDIA_SMI_ARGS = ['--query-gpu=index,name,memory.total,memory.used
 
 /** Parses `nvidia-smi --query-gpu=index,name,memory.total,memory.used --format=csv` (a header line, then `0, NVIDIA H200, 143771 MiB, 0 MiB`). */
 export function parseNvidiaSmiCsv(text: string): GpuInfo[] {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const header = lines[0]?.toLowerCase() ?? '';
   if (!header.startsWith('index')) throw new Error(`nvidia-smi printed no CSV header: ${JSON.stringify(lines[0] ?? '')}`);
   const mib = (cell: string | undefined, what: string, line: string): number => {

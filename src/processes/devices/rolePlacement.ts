@@ -74,7 +74,7 @@ export function workerDescriptor(role: string, placement: RolePlacement): Worker
 export function describeGpuIndices(indices: readonly number[]): string {
   const sorted = [...new Set(indices)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j += 1;
     const first = sorted[i] as number;

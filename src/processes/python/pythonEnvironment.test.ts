@@ -2,7 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findModelFolder, findPythonEnvironment, gatelabHome, PythonEnvironmentMissingError, pythonEnvironmentPaths, pythonEnvironmentReady, torchWorkerSources } from './pythonEnvironment';
+import {
+  findModelFolder,
+  findPythonEnvironment,
+  gatelabHome,
+  PythonEnvironmentMissingError,
+  pythonEnvironmentPaths,
+  pythonEnvironmentReady,
+  torchWorkerSources,
+} from './pythonEnvironment';
 
 describe('pythonEnvironment', () => {
   let home = '';

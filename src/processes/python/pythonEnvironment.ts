@@ -66,7 +66,9 @@ export function findPythonEnvironment(env: Env = process.env): PythonEnvironment
 export function findModelFolder(name: string = SMOLLM2_MODEL, env: Env = process.env): string {
   const dir = join(gatelabHome(env), 'models', name);
   if (!existsSync(join(dir, '.gatelab-model.json')) || !existsSync(join(dir, 'config.json'))) {
-    throw new PythonEnvironmentMissingError(`the model folder ${dir} is missing or incomplete: run \`npm run setup:python\` (it converts ${name} once, offline)`);
+    throw new PythonEnvironmentMissingError(
+      `the model folder ${dir} is missing or incomplete: run \`npm run setup:python\` (it converts ${name} once, offline)`,
+    );
   }
   return dir;
 }

@@ -34,14 +34,25 @@ import tempfile
 PORT_PLACEHOLDER = "{{GATELAB_SERVER_PORT}}"
 STREAM_READ_BYTES = 256 * 1024
 # What the connector itself reads from its environment: the worker gets the rest.
-OWN_VARIABLES = ("GATELAB_CONTROL_URL", "GATELAB_CONTROL_TOKEN", "GATELAB_CONNECTOR_SOURCE", "GATELAB_WORKER_ARGV",
-                 "GATELAB_WORKER_ENV", "GATELAB_WORKER_MODE", "GATELAB_ACTOR_OPTIONS")
+OWN_VARIABLES = (
+    "GATELAB_CONTROL_URL",
+    "GATELAB_CONTROL_TOKEN",
+    "GATELAB_CONNECTOR_SOURCE",
+    "GATELAB_WORKER_ARGV",
+    "GATELAB_WORKER_ENV",
+    "GATELAB_WORKER_MODE",
+    "GATELAB_ACTOR_OPTIONS",
+)
 
 
 def inside(scratch, relative):
     """An absolute path under the scratch folder, or an error: nothing outside it is read or written."""
     full = os.path.realpath(os.path.join(scratch, relative))
-    if relative.startswith("/") or ".." in relative.split("/") or not full.startswith(os.path.realpath(scratch) + os.sep):
+    if (
+        relative.startswith("/")
+        or ".." in relative.split("/")
+        or not full.startswith(os.path.realpath(scratch) + os.sep)
+    ):
         raise ValueError("not a path inside the scratch folder: %r" % relative)
     return full
 
@@ -55,6 +66,7 @@ def free_loopback_port():
 
 def child_setup(nice):
     """Runs in the worker's process before it starts."""
+
     def setup():
         # The recipe's device map may lower a role's priority (0-19, lowering needs no privilege).
         if 0 < nice <= 19:
@@ -65,6 +77,7 @@ def child_setup(nice):
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
+
     return setup
 
 
@@ -127,7 +140,13 @@ class Bridge:
             self.shutdown_requested = True
         elif isinstance(method, str):
             # The workers panel shows what the remote worker was asked, and when.
-            await self.send({"type": "log", "stream": "stderr", "line": "connector: request %s (id %s)" % (method, request.get("id"))})
+            await self.send(
+                {
+                    "type": "log",
+                    "stream": "stderr",
+                    "line": "connector: request %s (id %s)" % (method, request.get("id")),
+                }
+            )
         if self.worker.stdin is not None:
             try:
                 self.worker.stdin.write((json.dumps(request) + "\n").encode())
@@ -160,19 +179,30 @@ class Bridge:
                     handle.flush()
                     os.fsync(handle.fileno())
                 os.replace(temp, path)
+
             await asyncio.to_thread(write)
             await self.send({"type": "done", "ref": ref})
         except Exception as error:  # noqa: BLE001
             await self.send({"type": "failed", "ref": ref, "message": "put %s: %s" % (header.get("path"), error)})
 
     async def carry(self, launch, token):
-        """One TCP connection the lab accepted: its own WebSocket to the lab, joined to the server's port and only to it."""
+        """One TCP connection the lab accepted: its own WebSocket to the lab,
+        joined to the server's port and only to it."""
         if self.port is None or not re.fullmatch(r"[A-Za-z0-9-]+", launch):
-            await self.send({"type": "log", "stream": "stderr", "line": "connector: no stream opened (%s)" % ("this worker is not a server" if self.port is None else "a bad launch id")})
+            await self.send(
+                {
+                    "type": "log",
+                    "stream": "stderr",
+                    "line": "connector: no stream opened (%s)"
+                    % ("this worker is not a server" if self.port is None else "a bad launch id"),
+                }
+            )
             return
         headers = {"Authorization": "Bearer " + token}
         try:
-            async with self.session.ws_connect(self.url.rsplit("/", 1)[0] + "/" + launch, headers=headers, max_msg_size=0) as ws:
+            async with self.session.ws_connect(
+                self.url.rsplit("/", 1)[0] + "/" + launch, headers=headers, max_msg_size=0
+            ) as ws:
                 try:
                     reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
                 except OSError as error:
@@ -183,6 +213,7 @@ class Bridge:
                     while data := await reader.read(STREAM_READ_BYTES):
                         await ws.send_bytes(data)
                     await ws.close()
+
                 upstream = asyncio.ensure_future(to_lab())
                 async for frame in ws:
                     if frame.type == self.aiohttp.WSMsgType.BINARY:
@@ -191,7 +222,9 @@ class Bridge:
                 upstream.cancel()
                 writer.close()
         except (self.aiohttp.ClientError, OSError) as error:
-            await self.send({"type": "log", "stream": "stderr", "line": "connector: a stream to the server ended: %s" % error})
+            await self.send(
+                {"type": "log", "stream": "stderr", "line": "connector: a stream to the server ended: %s" % error}
+            )
 
 
 async def stop(worker, server):
@@ -213,7 +246,8 @@ async def stop(worker, server):
 
 
 async def bridge(on_start):
-    """Runs the worker bridged to the lab until it exits; returns its exit code and whether the lab asked it to finish."""
+    """Runs the worker bridged to the lab until it exits; returns its exit code
+    and whether the lab asked it to finish."""
     import aiohttp  # the job's runtime_env installs it on the node
 
     env = os.environ
@@ -245,9 +279,15 @@ async def bridge(on_start):
             print("gatelab connector: connected to %s" % url.rsplit("/", 1)[0], file=sys.stderr, flush=True)
             link = Bridge(aiohttp, session, ws, url, token, scratch, port)
             link.worker = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL if port else asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=worker_env, cwd=scratch,
-                preexec_fn=child_setup(int(worker_env.get("GATELAB_WORKER_NICE", "0") or 0)), limit=1 << 30)
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL if port else asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=worker_env,
+                cwd=scratch,
+                preexec_fn=child_setup(int(worker_env.get("GATELAB_WORKER_NICE", "0") or 0)),
+                limit=1 << 30,
+            )
             on_start(link.worker.pid, scratch)
             hello = {"type": "hello", "pid": os.getpid(), "host": socket.gethostname(), "scratch": scratch}
             await link.send(hello if port is None else {**hello, "port": port})
@@ -256,15 +296,26 @@ async def bridge(on_start):
                 await link.from_lab()
                 # The lab is gone: so is the worker (a lost connection is a crash; the lab starts another).
                 await stop(link.worker, port is not None)
+
             lab = asyncio.ensure_future(lab_then_stop())
-            output = asyncio.ensure_future(asyncio.gather(link.from_worker(link.worker.stdout, "stdout"), link.from_worker(link.worker.stderr, "stderr")))
+            output = asyncio.ensure_future(
+                asyncio.gather(
+                    link.from_worker(link.worker.stdout, "stdout"), link.from_worker(link.worker.stderr, "stderr")
+                )
+            )
             code = await link.worker.wait()
             # Its last lines go first; a helper process that inherited its pipes must not hold the exit back.
             try:
                 await asyncio.wait_for(asyncio.shield(output), 10)
             except asyncio.TimeoutError:
                 output.cancel()
-            await link.send({"type": "exit", "code": code if code >= 0 else None, "signal": signal.Signals(-code).name if code < 0 else None})
+            await link.send(
+                {
+                    "type": "exit",
+                    "code": code if code >= 0 else None,
+                    "signal": signal.Signals(-code).name if code < 0 else None,
+                }
+            )
             await ws.close()
             lab.cancel()
             for task in list(link.tasks):
@@ -320,6 +371,7 @@ def main():
             ray.get(actor.stop.remote(), timeout=2)
         finally:
             os._exit(128 + signal.SIGTERM)
+
     signal.signal(signal.SIGTERM, on_sigterm)
     sys.exit(exit_status(*ray.get(actor.run.remote())))
 

@@ -30,7 +30,8 @@ it('submits the role as an actor, shows each log line once across a dropped tail
         submitted.push(JSON.parse(body) as Record<string, unknown>);
         return reply({ submission_id: (submitted[0] as { submission_id: string }).submission_id });
       }
-      if (req.method === 'GET' && req.url?.startsWith('/api/jobs/')) return reply({ status, message: status === 'FAILED' ? 'the driver exited with 3' : null, driver_exit_code: 3 });
+      if (req.method === 'GET' && req.url?.startsWith('/api/jobs/'))
+        return reply({ status, message: status === 'FAILED' ? 'the driver exited with 3' : null, driver_exit_code: 3 });
       res.writeHead(404).end();
     });
   });

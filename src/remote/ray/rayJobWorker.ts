@@ -57,7 +57,15 @@ export function submitRayJob(launch: RayJobLaunch, entry: WorkerEntry, options: 
     client.stop(submissionId).catch((error: unknown) => log(`stopping Ray job ${submissionId}: ${(error as Error).message}`));
   };
   const hub = controlHub(launch.control);
-  const worker = new RemoteWorkerProcess({ name: options.name, options, hooks: launch.hooks?.(), label: `ray job ${submissionId}`, terminate: stopJob, hub, tunnel });
+  const worker = new RemoteWorkerProcess({
+    name: options.name,
+    options,
+    hooks: launch.hooks?.(),
+    label: `ray job ${submissionId}`,
+    terminate: stopJob,
+    hub,
+    tunnel,
+  });
   // However the worker ended (its exit, a lost connection), its job must not outlive it.
   worker.onExit(() => stopJob());
   void (async () => {
@@ -71,7 +79,10 @@ export function submitRayJob(launch: RayJobLaunch, entry: WorkerEntry, options: 
       entrypoint: shellCommandLine([launch.python, '-c', CONNECTOR_BOOTSTRAP]),
       submissionId,
       runtimeEnv: {
-        env_vars: { ...connectorEnvironment(expected, entry, { ...launch.env, ...(options.env ?? {}) }, tunnel ? 'server' : 'jsonl'), GATELAB_ACTOR_OPTIONS: JSON.stringify(launch.actor) },
+        env_vars: {
+          ...connectorEnvironment(expected, entry, { ...launch.env, ...(options.env ?? {}) }, tunnel ? 'server' : 'jsonl'),
+          GATELAB_ACTOR_OPTIONS: JSON.stringify(launch.actor),
+        },
         pip: CONNECTOR_PACKAGES,
       },
       metadata: { gatelab_role: launch.role },

@@ -55,7 +55,10 @@ describe('runner in the recipe', () => {
   });
 
   it('the composition root gives Ray roles a launcher and checks only the local roles against this host', async () => {
-    const source = await embeddedWith({ kind: 'ray', address: 'http://127.0.0.1:1', roles: { trainer: { num_cpus: 2 }, probe: {} } }, { trainer: { gpus: [0, 1] } });
+    const source = await embeddedWith(
+      { kind: 'ray', address: 'http://127.0.0.1:1', roles: { trainer: { num_cpus: 2 }, probe: {} } },
+      { trainer: { gpus: [0, 1] } },
+    );
     const recipe = parseRecipe(source, 'r.yaml');
     // The trainer's GPUs are on a cluster node, not here: no host problem.
     expect(reasonsNotRunnable(recipe, { gpus: [], problem: null })).toEqual([]);
@@ -72,7 +75,14 @@ describe('runner in the recipe', () => {
   });
 
   it('torchrun in a Ray job runs one process per GPU the job reserves on its node', () => {
-    const runner = { kind: 'ray' as const, address: 'http://h:8265', python: 'python3', control: { bind: '127.0.0.1', port: 0 }, roles: { trainer: { num_cpus: 8, num_gpus: 4 } }, env: {} };
+    const runner = {
+      kind: 'ray' as const,
+      address: 'http://h:8265',
+      python: 'python3',
+      control: { bind: '127.0.0.1', port: 0 },
+      roles: { trainer: { num_cpus: 8, num_gpus: 4 } },
+      env: {},
+    };
     const placement = rayPlacement(runner, 'trainer', 'cpu');
     expect(placement.gpus).toEqual([]);
     expect(placement.remoteGpuCount).toBe(4);
@@ -89,7 +99,10 @@ describe('runner in the recipe', () => {
     // The trainer asks for 4 GPUs on its node; this host is only checked for serving (0) and probe (1).
     const onTwo = reasonsNotRunnable(recipe, { gpus: eightGpus.gpus.slice(0, 2), problem: null });
     expect(onTwo.some((r) => /role (trainer|serving|probe) asks/.test(r))).toBe(false);
-    const engines = { ...recipe, runner: recipe.runner === 'local' ? recipe.runner : { ...recipe.runner, roles: { ...recipe.runner.roles, serving: { num_cpus: 1 } } } };
+    const engines = {
+      ...recipe,
+      runner: recipe.runner === 'local' ? recipe.runner : { ...recipe.runner, roles: { ...recipe.runner.roles, serving: { num_cpus: 1 } } },
+    };
     expect(reasonsNotRunnable(engines, eightGpus).filter((r) => /runner\.roles/.test(r))).toEqual([]);
     if (engines.policy.kind !== 'vllm') throw new Error('the Ray variant of Reef serves with vLLM');
     const sglang = { ...engines, policy: { ...engines.policy, kind: 'sglang' as const } };
@@ -103,9 +116,12 @@ describe('runner in the recipe', () => {
 
 describe('the entrypoint line Ray hands a shell', () => {
   it('quotes every argument so that the shell sees exactly the array', () => {
-    const argv = ['/opt/py thon/bin/python', '-c', "import os;exec(os.environ['X'])", "it's $HOME `id` \"q\" \\n;|&"];
+    const argv = ['/opt/py thon/bin/python', '-c', "import os;exec(os.environ['X'])", 'it\'s $HOME `id` "q" \\n;|&'];
     const line = shellCommandLine(argv);
-    const seen = execFileSync('/bin/sh', ['-c', `for a in ${line}; do printf '%s\\0' "$a"; done`]).toString().split('\0').slice(0, -1);
+    const seen = execFileSync('/bin/sh', ['-c', `for a in ${line}; do printf '%s\\0' "$a"; done`])
+      .toString()
+      .split('\0')
+      .slice(0, -1);
     expect(seen).toEqual(argv);
     expect(shellQuote('')).toBe("''");
     expect(() => shellQuote('a\0b')).toThrow(/NUL/);

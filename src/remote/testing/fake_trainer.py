@@ -4,6 +4,7 @@ candidate and its checkpoint into its store exactly as the protocol's layout
 says, with made-up bytes, and on restore checks that the version it is asked
 for arrived whole. FAKE_TRAINER_LIE=blob makes it claim a sha256 its blob
 does not have; =checkpoint damages a checkpoint file after listing it."""
+
 import hashlib
 import json
 import os
@@ -32,23 +33,60 @@ def step(params):
     store = state["store"]
     blob_path = os.path.join(store, "blobs", digest + ".safetensors")
     write(blob_path, blob if LIE != "blob" else blob[:-1] + b"\x00")
-    write(os.path.join(store, "versions", version, "adapter_config.json"), json.dumps({"peft_type": "LORA", "r": 2}).encode())
+    write(
+        os.path.join(store, "versions", version, "adapter_config.json"),
+        json.dumps({"peft_type": "LORA", "r": 2}).encode(),
+    )
     moments = bytes(range(256)) * 100
     write(os.path.join(store, "checkpoints", version, "state.bin"), moments)
-    write(os.path.join(store, "checkpoints", version, "checkpoint.json"), json.dumps({
-        "version": version, "step": n, "format": "fake/1", "files": {"state.bin": {"sha256": sha(moments), "bytes": len(moments)}},
-        "createdAt": "2026-01-01T00:00:00Z"}).encode())
+    write(
+        os.path.join(store, "checkpoints", version, "checkpoint.json"),
+        json.dumps(
+            {
+                "version": version,
+                "step": n,
+                "format": "fake/1",
+                "files": {"state.bin": {"sha256": sha(moments), "bytes": len(moments)}},
+                "createdAt": "2026-01-01T00:00:00Z",
+            }
+        ).encode(),
+    )
     if LIE == "checkpoint":
         write(os.path.join(store, "checkpoints", version, "state.bin"), moments[::-1])
-    manifest = {"version": version, "kind": "trainer", "blobSha256": digest, "blobBytes": len(blob), "baseModelSha256": state["base"],
-                "step": n, "dataRange": {"sessions": ["s0"], "turns": len(params["samples"])}, "loss": 0.5,
-                "lora": {"rank": 2, "alpha": 4, "targets": ["q_proj"]}, "createdAt": "2026-01-01T00:00:00Z"}
+    manifest = {
+        "version": version,
+        "kind": "trainer",
+        "blobSha256": digest,
+        "blobBytes": len(blob),
+        "baseModelSha256": state["base"],
+        "step": n,
+        "dataRange": {"sessions": ["s0"], "turns": len(params["samples"])},
+        "loss": 0.5,
+        "lora": {"rank": 2, "alpha": 4, "targets": ["q_proj"]},
+        "createdAt": "2026-01-01T00:00:00Z",
+    }
     manifest_path = os.path.join(store, "versions", version, "manifest.json")
     write(manifest_path, json.dumps(manifest).encode())
-    report = {"step": n, "samples": len(params["samples"]), "tokens": 3, "loss": 0.5, "pg": 0.1, "opd": 0.2, "kl": 0.0, "klCoef": 0.0,
-              "gradNorm": 1.0, "clipped": False, "lr": params["lr"], "updateNorm": 0.01, "seconds": 0.1}
-    return {"report": report, "candidate": {"version": version, "sha256": digest, "path": blob_path, "manifestPath": manifest_path},
-            "checkpointDir": os.path.join(store, "checkpoints", version)}
+    report = {
+        "step": n,
+        "samples": len(params["samples"]),
+        "tokens": 3,
+        "loss": 0.5,
+        "pg": 0.1,
+        "opd": 0.2,
+        "kl": 0.0,
+        "klCoef": 0.0,
+        "gradNorm": 1.0,
+        "clipped": False,
+        "lr": params["lr"],
+        "updateNorm": 0.01,
+        "seconds": 0.1,
+    }
+    return {
+        "report": report,
+        "candidate": {"version": version, "sha256": digest, "path": blob_path, "manifestPath": manifest_path},
+        "checkpointDir": os.path.join(store, "checkpoints", version),
+    }
 
 
 def restore(params):

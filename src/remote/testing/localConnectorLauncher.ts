@@ -38,7 +38,15 @@ export function localServerConnector(launch: LocalConnectorLaunch): ServerConnec
 function startLocalConnector(launch: LocalConnectorLaunch, entry: WorkerEntry, options: LaunchOptions, tunnel?: LoopbackTunnel): RemoteWorkerProcess {
   let child: ReturnType<typeof spawn> | undefined;
   const hub = controlHub(launch.control);
-  const worker = new RemoteWorkerProcess({ name: options.name, options, hooks: launch.hooks?.(), label: 'local connector', terminate: (signal) => child?.kill(signal), hub, tunnel });
+  const worker = new RemoteWorkerProcess({
+    name: options.name,
+    options,
+    hooks: launch.hooks?.(),
+    label: 'local connector',
+    terminate: (signal) => child?.kill(signal),
+    hub,
+    tunnel,
+  });
   void (async () => {
     const expected = await hub.expect(options.name);
     worker.onExit(() => expected.cancel('the launch ended'));

@@ -17,19 +17,13 @@ interface RawResponse {
 }
 
 /** A raw HTTP request, so the test controls every header (fetch forbids setting Host). */
-function send(
-  server: LabServer,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
-): Promise<RawResponse> {
+function send(server: LabServer, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: server.port, method: options.method ?? 'GET', path: options.path, headers: options.headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      },
-    );
+    const req = request({ host: '127.0.0.1', port: server.port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
     req.on('error', reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();

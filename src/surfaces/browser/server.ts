@@ -9,14 +9,7 @@ import type { LabEnvelope, LabErrorCode, LabHandlers } from '../../contract';
 import { dispatchLabCall } from '../../lab/requestDispatch';
 import type { LabEventBus } from '../../lab/eventBus';
 import { RENDERER_CSP, SECURITY_HEADERS } from './contentSecurityPolicy';
-import {
-  bearerToken,
-  createLaunchToken,
-  isAllowedHost,
-  isAllowedOrigin,
-  LOOPBACK_HOST,
-  tokenMatches,
-} from './browserGuards';
+import { bearerToken, createLaunchToken, isAllowedHost, isAllowedOrigin, LOOPBACK_HOST, tokenMatches } from './browserGuards';
 import { contentTypeOf, readStaticFile, resolveStaticPath } from './staticFiles';
 
 export interface LabServerOptions {

@@ -107,11 +107,16 @@ export const injectCommand: CliCommand = {
       throw new UsageError(`--kind must be one of ${BAD_CANDIDATE_KINDS.join(', ')}`);
     }
     const before = (await readRunStatus(runDir)).serving;
-    const result = (await act(runDir, o.kind !== undefined ? { action: 'inject', kind: o.kind as BadCandidateKind } : { action: 'inject-file', file: o.file! })) as { id: string };
+    const result = (await act(
+      runDir,
+      o.kind !== undefined ? { action: 'inject', kind: o.kind as BadCandidateKind } : { action: 'inject-file', file: o.file! },
+    )) as { id: string };
     const verdict = await verdictOf(runDir, result.id);
     printCandidate(verdict);
     for (const r of verdict.rounds) {
-      console.log(`  round ${r.round} (seed ${r.seed}): ${r.passed ? 'passed' : 'failed'} — candidate pass ${r.candidate.pass_rate} gold ${r.candidate.gold_rate} answered ${r.candidate.answered_rate} violations ${r.candidate.mean_violations.toFixed(2)}; serving ${r.serving.version} pass ${r.serving.pass_rate} gold ${r.serving.gold_rate} answered ${r.serving.answered_rate} violations ${r.serving.mean_violations.toFixed(2)}`);
+      console.log(
+        `  round ${r.round} (seed ${r.seed}): ${r.passed ? 'passed' : 'failed'} — candidate pass ${r.candidate.pass_rate} gold ${r.candidate.gold_rate} answered ${r.candidate.answered_rate} violations ${r.candidate.mean_violations.toFixed(2)}; serving ${r.serving.version} pass ${r.serving.pass_rate} gold ${r.serving.gold_rate} answered ${r.serving.answered_rate} violations ${r.serving.mean_violations.toFixed(2)}`,
+      );
     }
     console.log(`serving pointer: before ${before.version}, after ${(await readRunStatus(runDir)).serving.version}`);
     return 0;

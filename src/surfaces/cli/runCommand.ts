@@ -53,9 +53,12 @@ async function foreground(runDir: string): Promise<number> {
     const summary = await run.runSessions();
     stopFollowing();
     console.log(`\n${summary.completed ? 'run complete' : 'run stopped'}: ${runDir}`);
-    console.log(`sessions ${summary.sessions.completed}/${summary.sessions.planned}, accepted ${summary.accepted}, sessions_to_adaptation ${summary.sessions_to_adaptation ?? 'not reached'}`);
+    console.log(
+      `sessions ${summary.sessions.completed}/${summary.sessions.planned}, accepted ${summary.accepted}, sessions_to_adaptation ${summary.sessions_to_adaptation ?? 'not reached'}`,
+    );
     console.log(`promotions ${summary.promotions.length}, rejections ${JSON.stringify(summary.rejections)}, serving ${summary.serving.version}`);
-    if (summary.awaiting_confirm.length > 0) console.log(`awaiting confirmation: ${summary.awaiting_confirm.join(', ')} (gatelab confirm --run ${runDir} --candidate ID)`);
+    if (summary.awaiting_confirm.length > 0)
+      console.log(`awaiting confirmation: ${summary.awaiting_confirm.join(', ')} (gatelab confirm --run ${runDir} --candidate ID)`);
     return 0;
   } finally {
     process.off('SIGINT', stop);

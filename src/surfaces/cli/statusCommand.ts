@@ -18,11 +18,20 @@ export const statusCommand: CliCommand = {
       console.log(JSON.stringify({ ...status, live: holder !== undefined ? { pid: holder } : null }, null, 2));
       return 0;
     }
-    console.log(`${status.runId} (${status.recipe}, confirm ${status.confirm}) — ${status.completed ? 'complete' : holder ? `running (pid ${holder})` : 'stopped'}`);
+    console.log(
+      `${status.runId} (${status.recipe}, confirm ${status.confirm}) — ${status.completed ? 'complete' : holder ? `running (pid ${holder})` : 'stopped'}`,
+    );
     console.log(`serving: ${status.serving.version} ${status.serving.sha256}`);
-    console.log(`sessions: ${status.sessions.completed}/${status.sessions.planned}, accepted ${status.sessions.accepted}; trainer steps ${status.trainerSteps}`);
+    console.log(
+      `sessions: ${status.sessions.completed}/${status.sessions.planned}, accepted ${status.sessions.accepted}; trainer steps ${status.trainerSteps}`,
+    );
     for (const c of status.candidates) {
-      const progress = c.state === 'probing' ? ` round ${c.round}` : c.rounds.length > 0 ? ` (${c.rounds.filter((r) => r.passed).length}/${c.rounds.length} rounds passed)` : '';
+      const progress =
+        c.state === 'probing'
+          ? ` round ${c.round}`
+          : c.rounds.length > 0
+            ? ` (${c.rounds.filter((r) => r.passed).length}/${c.rounds.length} rounds passed)`
+            : '';
       console.log(`  ${c.id.padEnd(4)} ${c.version.padEnd(14)} ${c.source.padEnd(24)} ${c.state}${progress}${c.reason ? ` — ${c.reason}` : ''}`);
     }
     return 0;

@@ -24,7 +24,12 @@ function setup() {
   const trust = createSenderTrust();
   trust.add(1);
   const refused: string[] = [];
-  registerLabIpc(harness.ipcMain, counted, (info) => trust.isTrusted(info), (channel) => refused.push(channel));
+  registerLabIpc(
+    harness.ipcMain,
+    counted,
+    (info) => trust.isTrusted(info),
+    (channel) => refused.push(channel),
+  );
   forwardLabEvents(core.events, () => trust.ids(), harness.send);
   return { core, harness, trust, refused, coreCalls: () => coreCalls };
 }

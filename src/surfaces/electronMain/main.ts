@@ -11,15 +11,7 @@ import type { UtilityProcessLike } from '../../processes/utilityProcessHost';
 import { createAppProtocolHandler } from './appProtocol';
 import { notifyAwaitingCandidates } from './awaitingNotifier';
 import { forwardLabEvents, registerLabIpc } from './ipcBridge';
-import {
-  APP_ENTRY_URL,
-  APP_SCHEME,
-  APP_SCHEME_PRIVILEGES,
-  isNavigationAllowed,
-  isWebviewAllowed,
-  permissionDecision,
-  windowOpenDecision,
-} from './security';
+import { APP_ENTRY_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, isNavigationAllowed, isWebviewAllowed, permissionDecision, windowOpenDecision } from './security';
 import { createSenderTrust } from './senderTrust';
 import { createMainWindowOptions } from './windowOptions';
 
@@ -69,9 +61,7 @@ if (!app.requestSingleInstanceLock()) {
   // Node workers start as Electron utility processes (the lab never imports electron).
   // Electron's d.ts types stdout/stderr as NodeJS.ReadableStream; at runtime they are
   // stream.Readable (Electron docs), which is what the lab's seam asks for.
-  registerUtilityProcessFork(
-    (modulePath, args, options) => utilityProcess.fork(modulePath, args, options) as unknown as UtilityProcessLike,
-  );
+  registerUtilityProcessFork((modulePath, args, options) => utilityProcess.fork(modulePath, args, options) as unknown as UtilityProcessLike);
 
   const core = createLabCore({ assetsDir: join(root, 'assets'), version: app.getVersion(), mode: 'electron' });
   // Stop a running run's workers cleanly before quitting (the journal already holds every event).
@@ -84,12 +74,21 @@ if (!app.requestSingleInstanceLock()) {
       app.quit();
     });
   });
-  registerLabIpc(ipcMain, core.handlers, (info) => trust.isTrusted(info), (channel, info) => {
-    console.warn(`GateLab: refused IPC ${channel} from webContents ${info.sender.id} (${info.senderFrame?.url ?? 'no frame'})`);
-  });
-  forwardLabEvents(core.events, () => trust.ids(), (id, channel, payload) => {
-    webContents.fromId(id)?.send(channel, payload);
-  });
+  registerLabIpc(
+    ipcMain,
+    core.handlers,
+    (info) => trust.isTrusted(info),
+    (channel, info) => {
+      console.warn(`GateLab: refused IPC ${channel} from webContents ${info.sender.id} (${info.senderFrame?.url ?? 'no frame'})`);
+    },
+  );
+  forwardLabEvents(
+    core.events,
+    () => trust.ids(),
+    (id, channel, payload) => {
+      webContents.fromId(id)?.send(channel, payload);
+    },
+  );
 
   const window = new BrowserWindow(createMainWindowOptions(preloadPath, existsSync(iconPath) ? iconPath : null, nativeTheme.shouldUseDarkColors));
   const id = window.webContents.id;

@@ -213,9 +213,7 @@ async function answerCompletion(
   // A reply the client never received is not a turn of its session.
   if (response.destroyed) return;
   await ctx.turnLog.append(turnRecord(ctx, { frame, prepared, lease, result, stream: false }, { receivedAt, engineStart, engineMs, firstTokenMs: null }));
-  const logprobs = prepared.returnLogprobs
-    ? { content: logprobsContent(result, ctx.tokenizer, prepared.topLogprobs), refusal: null }
-    : null;
+  const logprobs = prepared.returnLogprobs ? { content: logprobsContent(result, ctx.tokenizer, prepared.topLogprobs), refusal: null } : null;
   const completion = chatCompletion(
     frame,
     { text: result.text, toolCalls: result.toolCalls ?? [] },
@@ -243,9 +241,7 @@ async function streamCompletion(
 
   const sendTokens = (tokens: GeneratedTokens): void => {
     const content = tokens.text;
-    const logprobs = prepared.returnLogprobs
-      ? { content: logprobsContent(tokens, ctx.tokenizer, prepared.topLogprobs), refusal: null }
-      : null;
+    const logprobs = prepared.returnLogprobs ? { content: logprobsContent(tokens, ctx.tokenizer, prepared.topLogprobs), refusal: null } : null;
     if (content === '' && (logprobs === null || logprobs.content.length === 0)) return;
     sse.send(chatCompletionChunk(frame, { index: 0, delta: { content }, logprobs, finish_reason: null }, usageField));
   };

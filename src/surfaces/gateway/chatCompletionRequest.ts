@@ -120,12 +120,17 @@ function checkTools(body: Pick<RequestBody, 'tools' | 'tool_choice' | 'parallel_
   });
   if (tools.length === 0) {
     if (body.tool_choice != null) ctx.addIssue({ code: 'custom', path: ['tool_choice'], message: "'tool_choice' is only allowed when 'tools' are specified" });
-    if (body.parallel_tool_calls != null) ctx.addIssue({ code: 'custom', path: ['parallel_tool_calls'], message: "'parallel_tool_calls' is only allowed when 'tools' are specified" });
+    if (body.parallel_tool_calls != null)
+      ctx.addIssue({ code: 'custom', path: ['parallel_tool_calls'], message: "'parallel_tool_calls' is only allowed when 'tools' are specified" });
     return;
   }
   const choice = body.tool_choice;
   if (typeof choice === 'object' && choice !== null && !seen.has(choice.function.name)) {
-    ctx.addIssue({ code: 'custom', path: ['tool_choice', 'function', 'name'], message: `names the function '${choice.function.name}', which is not among 'tools'` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tool_choice', 'function', 'name'],
+      message: `names the function '${choice.function.name}', which is not among 'tools'`,
+    });
   }
 }
 

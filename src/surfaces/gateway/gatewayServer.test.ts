@@ -185,7 +185,16 @@ describe('turn log', () => {
     expect(turns).toHaveLength(2);
     expect(appended).toEqual(turns);
     const [main, side] = turns;
-    expect(main).toMatchObject({ id: completion.id, sessionId: 'session-12', turnType: 'main', sessionDone: true, version: 'base', sha256: null, seed: 3, stream: false });
+    expect(main).toMatchObject({
+      id: completion.id,
+      sessionId: 'session-12',
+      turnType: 'main',
+      sessionDone: true,
+      version: 'base',
+      sha256: null,
+      seed: 3,
+      stream: false,
+    });
     expect(main?.messages).toEqual([{ role: 'system', content: 'be brief' }, ...ask]);
     expect(main?.response.text).toBe(completion.choices[0]?.message.content);
     expect(main?.response.topIds.every((row) => row.length === 4)).toBe(true);
@@ -232,7 +241,10 @@ describe('errors in OpenAI shape, and the server keeps serving', () => {
     await expect(client.chat.completions.create({ model: MODEL, messages: ask, temperature: 5 })).rejects.toMatchObject({ status: 400, param: 'temperature' });
     await expect(client.chat.completions.create({ model: MODEL, messages: [] })).rejects.toMatchObject({ status: 400, param: 'messages' });
     await expect(client.chat.completions.create({ model: MODEL, messages: ask, n: 2 })).rejects.toMatchObject({ status: 400, param: 'n' });
-    await expect(client.chat.completions.create({ model: MODEL, messages: ask, top_logprobs: 2 })).rejects.toMatchObject({ status: 400, param: 'top_logprobs' });
+    await expect(client.chat.completions.create({ model: MODEL, messages: ask, top_logprobs: 2 })).rejects.toMatchObject({
+      status: 400,
+      param: 'top_logprobs',
+    });
     const unknown = await raw('/v1/chat/completions', { body: JSON.stringify({ model: MODEL, messages: ask, stop: ['\n'] }) });
     expect(unknown.status).toBe(400);
     expect(errorOf(unknown.body).message).toMatch(/unrecognized request argument\(s\): stop/);
@@ -289,7 +301,10 @@ describe('errors in OpenAI shape, and the server keeps serving', () => {
     expect(error).toMatchObject({ status: 400, code: 'context_length_exceeded', param: 'messages' });
     expect((error as Error).message).toMatch(/maximum context length is 64 tokens.*73 in the messages/);
     // prompt fits, prompt + max_tokens does not
-    await expect(client.chat.completions.create({ model: MODEL, messages: ask, max_tokens: 60 })).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
+    await expect(client.chat.completions.create({ model: MODEL, messages: ask, max_tokens: 60 })).rejects.toMatchObject({
+      status: 400,
+      code: 'context_length_exceeded',
+    });
     expect(engine.calls).toHaveLength(0);
   });
 
@@ -300,7 +315,7 @@ describe('errors in OpenAI shape, and the server keeps serving', () => {
     await expect(client.chat.completions.create({ model: MODEL, messages: ask, stream: true })).rejects.toMatchObject({ status: 500 });
   });
 
-  it("400 when the engine itself reports a context overflow", async () => {
+  it('400 when the engine itself reports a context overflow', async () => {
     engine.failNext = new EngineError('context_length_exceeded', 'prompt of 70 tokens exceeds 64');
     await expect(client.chat.completions.create({ model: MODEL, messages: ask })).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
   });

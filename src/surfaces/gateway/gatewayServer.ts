@@ -84,7 +84,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (method !== 'GET') throw methodNotAllowed(method, path);
       // The engine's own health (engine protocol): a gateway whose engine cannot answer is not healthy.
       const engine = await ctx.engine.health().catch((error: unknown) => ({ ok: false, version: null, pending: 0, error: (error as Error).message }));
-      const body = { status: engine.ok ? 'ok' : 'unavailable', model: ctx.modelId, version: version.version, sha256: version.sha256, inFlight: ctx.serving.inFlight, engine };
+      const body = {
+        status: engine.ok ? 'ok' : 'unavailable',
+        model: ctx.modelId,
+        version: version.version,
+        sha256: version.sha256,
+        inFlight: ctx.serving.inFlight,
+        engine,
+      };
       return sendJson(response, engine.ok ? 200 : 503, body, version.version);
     }
     throw notFound(`Unknown path ${path}.`, 'unknown_url');

@@ -5,13 +5,7 @@
  * way they read them from api.openai.com.
  */
 
-export const openAiErrorTypes = [
-  'invalid_request_error',
-  'authentication_error',
-  'permission_error',
-  'not_found_error',
-  'server_error',
-] as const;
+export const openAiErrorTypes = ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'server_error'] as const;
 export type OpenAiErrorType = (typeof openAiErrorTypes)[number];
 
 export type OpenAiErrorBody = {
@@ -38,8 +32,7 @@ export class OpenAiError extends Error {
 export const badRequest = (message: string, param: string | null = null, code: string | null = null): OpenAiError =>
   new OpenAiError(400, 'invalid_request_error', message, code, param);
 
-export const unauthorized = (message: string): OpenAiError =>
-  new OpenAiError(401, 'invalid_request_error', message, 'invalid_api_key');
+export const unauthorized = (message: string): OpenAiError => new OpenAiError(401, 'invalid_request_error', message, 'invalid_api_key');
 
 export const forbiddenHost = (host: string): OpenAiError =>
   new OpenAiError(403, 'permission_error', `Host ${JSON.stringify(host)} is not allowed; use 127.0.0.1 or localhost.`, 'invalid_host');
@@ -53,8 +46,7 @@ export const methodNotAllowed = (method: string, path: string): OpenAiError =>
 export const payloadTooLarge = (limitBytes: number): OpenAiError =>
   new OpenAiError(413, 'invalid_request_error', `Request body exceeds the limit of ${limitBytes} bytes.`, 'request_too_large');
 
-export const serverError = (message: string, code: string | null = 'engine_error'): OpenAiError =>
-  new OpenAiError(500, 'server_error', message, code);
+export const serverError = (message: string, code: string | null = 'engine_error'): OpenAiError => new OpenAiError(500, 'server_error', message, code);
 
 /** Anything thrown while handling a request becomes an OpenAiError; unknown errors are 500s. */
 export function toOpenAiError(error: unknown): OpenAiError {

@@ -35,7 +35,13 @@ const agentMessages: ChatCompletionMessageParam[] = [
   { role: 'system', content: systemPrompt },
   { role: 'user', content: 'hello there' },
   { role: 'assistant', content: 'hi, how can I help' },
-  { role: 'user', content: [{ type: 'text', text: 'what is the weather' }, { type: 'text', text: ' in Paris' }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'what is the weather' },
+      { type: 'text', text: ' in Paris' },
+    ],
+  },
 ];
 
 /** A history where the model called a tool and the tool answered. */
@@ -49,7 +55,12 @@ let gateway: Gateway;
 let client: OpenAI;
 
 async function serve(engine: EngineDouble): Promise<void> {
-  gateway = await startGateway({ engine, serving: new ServingState(engine, { version: 'base', sha256: null }), tokenizer: new WordTokenizerDouble(CONTEXT), token: TOKEN });
+  gateway = await startGateway({
+    engine,
+    serving: new ServingState(engine, { version: 'base', sha256: null }),
+    tokenizer: new WordTokenizerDouble(CONTEXT),
+    token: TOKEN,
+  });
   client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: TOKEN, maxRetries: 0 });
 }
 
@@ -126,7 +137,13 @@ describe('an engine that can call tools (as vLLM)', () => {
   });
 
   it("returns a call in OpenAI's form: message.tool_calls, null content, finish_reason tool_calls", async () => {
-    const completion = await client.chat.completions.create({ model: MODEL, messages: agentMessages, tools: agentTools, tool_choice: 'auto', max_completion_tokens: 50 });
+    const completion = await client.chat.completions.create({
+      model: MODEL,
+      messages: agentMessages,
+      tools: agentTools,
+      tool_choice: 'auto',
+      max_completion_tokens: 50,
+    });
     const choice = completion.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
     expect(choice?.message.content).toBeNull();
@@ -138,7 +155,9 @@ describe('an engine that can call tools (as vLLM)', () => {
     expect(request?.toolUse.choice).toBe('auto');
     expect(request?.toolUse.parallelToolCalls).toBeNull();
     // Prompt counted with the tools (one token each in this double).
-    expect(completion.usage?.prompt_tokens).toBe(request ? request.messages.reduce((n, m) => n + 2 + m.content.split(/\s+/).filter(Boolean).length, 0) + 1 + 12 : -1);
+    expect(completion.usage?.prompt_tokens).toBe(
+      request ? request.messages.reduce((n, m) => n + 2 + m.content.split(/\s+/).filter(Boolean).length, 0) + 1 + 12 : -1,
+    );
   });
 
   it('ends a call forced by naming the function with finish_reason stop, as OpenAI does', async () => {
@@ -212,7 +231,9 @@ describe('refusals, in OpenAI’s shape and words', () => {
   it('refuses tool_choice and parallel_tool_calls without tools, and a tool_choice naming no offered function', async () => {
     await expect(client.chat.completions.create({ ...base, tool_choice: 'auto' })).rejects.toMatchObject({ status: 400, param: 'tool_choice' });
     await expect(client.chat.completions.create({ ...base, parallel_tool_calls: true })).rejects.toMatchObject({ status: 400, param: 'parallel_tool_calls' });
-    await expect(client.chat.completions.create({ ...base, tools: agentTools, tool_choice: { type: 'function', function: { name: 'nope' } } })).rejects.toMatchObject({
+    await expect(
+      client.chat.completions.create({ ...base, tools: agentTools, tool_choice: { type: 'function', function: { name: 'nope' } } }),
+    ).rejects.toMatchObject({
       status: 400,
       param: 'tool_choice.function.name',
     });
@@ -225,7 +246,11 @@ describe('refusals, in OpenAI’s shape and words', () => {
     const cases: Array<[ChatCompletionTool[], string, RegExp]> = [
       [[fn({ type: 'string' })], 'tools.0.function.parameters', /type: "object"/],
       [[fn({ type: 'object', properties: [] })], 'tools.0.function.parameters', /parameters\.properties must be an object/],
-      [[fn({ type: 'object', properties: { a: { type: 'text' } } })], 'tools.0.function.parameters', /parameters\.properties\.a\.type must name JSON Schema types/],
+      [
+        [fn({ type: 'object', properties: { a: { type: 'text' } } })],
+        'tools.0.function.parameters',
+        /parameters\.properties\.a\.type must name JSON Schema types/,
+      ],
       [[fn({ type: 'object', required: 'a' })], 'tools.0.function.parameters', /required must be an array/],
       [[fn({ type: 'object' }, 'has space')], 'tools.0.function.name', /letters, digits/],
       [[fn({ type: 'object' }, 'twice'), fn({ type: 'object' }, 'twice')], 'tools.1.function.name', /duplicates/],
@@ -242,13 +267,20 @@ describe('refusals, in OpenAI’s shape and words', () => {
   });
 
   it('refuses tool results that answer no call, and calls left unanswered', async () => {
-    const orphan: ChatCompletionMessageParam[] = [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'call_x', content: 'result' }];
+    const orphan: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'tool', tool_call_id: 'call_x', content: 'result' },
+    ];
     await expect(client.chat.completions.create({ model: MODEL, messages: orphan })).rejects.toMatchObject({ status: 400, param: 'messages.1.tool_call_id' });
     const unanswered = [...toolHistory.slice(0, 2), { role: 'user' as const, content: 'well?' }];
     const error = await client.chat.completions.create({ model: MODEL, messages: unanswered }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, param: 'messages.1' });
     expect((error as Error).message).toMatch(/call_a/);
-    const noContent: ChatCompletionMessageParam[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }, { role: 'user', content: 'hi' }];
+    const noContent: ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null },
+      { role: 'user', content: 'hi' },
+    ];
     await expect(client.chat.completions.create({ model: MODEL, messages: noContent })).rejects.toMatchObject({ status: 400, param: 'messages.1.content' });
   });
 

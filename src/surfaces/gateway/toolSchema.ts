@@ -35,7 +35,8 @@ function schemaIssue(schema: unknown, at: string, depth: number): string | null 
   if (type !== undefined) {
     const types = Array.isArray(type) ? type : [type];
     const unknown = types.find((t) => typeof t !== 'string' || !jsonTypes.has(t));
-    if (types.length === 0 || unknown !== undefined) return `${at}.type must name JSON Schema types (${[...jsonTypes].join(', ')}), got ${JSON.stringify(type)}`;
+    if (types.length === 0 || unknown !== undefined)
+      return `${at}.type must name JSON Schema types (${[...jsonTypes].join(', ')}), got ${JSON.stringify(type)}`;
   }
   const properties = schema['properties'];
   if (properties !== undefined) {

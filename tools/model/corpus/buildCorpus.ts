@@ -46,8 +46,15 @@ const evalLines = [...homework.tasks.map((t) => ['homework', t] as const), ...pr
   const ai = visible(aiReply(task, evalRng));
   const hint = complaintFor(violationKinds(ai, task.answer), evalRng).hindsight;
   return JSON.stringify({
-    set, id: task.id, index: task.index, gold: task.answer, template: task.template,
-    first: task.firstMessage, hint, plain: visible(plainReply(task, evalRng)), save: saveRequest(task),
+    set,
+    id: task.id,
+    index: task.index,
+    gold: task.answer,
+    template: task.template,
+    first: task.firstMessage,
+    hint,
+    plain: visible(plainReply(task, evalRng)),
+    save: saveRequest(task),
   });
 });
 

@@ -34,9 +34,32 @@ function fill(step: Step, ops: OpStyle): string {
 
 /** Words that may be lower-cased when a connector is put in front of a sentence. */
 const COMMON_STARTS = new Set([
-  'In', 'On', 'The', 'That', 'Today', 'So', 'Then', 'Each', 'Every', 'Altogether', 'Together', 'With',
-  'Adding', 'After', 'First', 'Selling', 'There', 'Without', 'It', 'She', 'He', 'Her', 'His', 'For',
-  'Tomorrow', 'Yesterday',
+  'In',
+  'On',
+  'The',
+  'That',
+  'Today',
+  'So',
+  'Then',
+  'Each',
+  'Every',
+  'Altogether',
+  'Together',
+  'With',
+  'Adding',
+  'After',
+  'First',
+  'Selling',
+  'There',
+  'Without',
+  'It',
+  'She',
+  'He',
+  'Her',
+  'His',
+  'For',
+  'Tomorrow',
+  'Yesterday',
 ]);
 
 /** Lower-case a sentence's first word for a connector in front; a leading "So " gives way to the connector. */
@@ -170,9 +193,7 @@ export function aiReply(task: Task, rng: Rng, options: AiReplyOptions = {}): str
   const stepFormat = rng.pick(steps.length > 0 ? steps : allSteps);
   const finals: FinalFormat[] = ['bold-final', 'final', 'boxed', 'boxed-dollar', 'bold-answer', 'header-final', 'inline-bold', 'plain-answer'];
   // A header-step reply needs a bold/bullet/numbered marker elsewhere: give it a bold final.
-  const finalFormat: FinalFormat = CORE_MARKER_STEPS.includes(stepFormat)
-    ? rng.pick(finals)
-    : rng.pick(['bold-final', 'bold-answer', 'inline-bold'] as const);
+  const finalFormat: FinalFormat = CORE_MARKER_STEPS.includes(stepFormat) ? rng.pick(finals) : rng.pick(['bold-final', 'bold-answer', 'inline-bold'] as const);
   const lines: string[] = [];
   const opener = rng.chance(0.6) ? rng.pick(AI_OPENERS) : rng.pick(MD_OPENERS);
   lines.push(opener, '');

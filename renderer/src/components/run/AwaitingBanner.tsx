@@ -21,8 +21,8 @@ export function AwaitingBanner({ candidates }: { candidates: readonly CandidateV
       <ul>
         {candidates.map((c) => (
           <li key={c.id} data-testid={`awaiting-${c.id}`}>
-            <strong>{c.id}</strong> <code>{c.version}</code> <span className="muted">({sourceLabel(c)})</span> passed {c.passedRounds} of {c.roundsRequired} probe rounds
-            against <code>{c.rounds.at(-1)?.serving.version ?? c.servingAtStage.version}</code>. It waits here until you confirm or reject it.{' '}
+            <strong>{c.id}</strong> <code>{c.version}</code> <span className="muted">({sourceLabel(c)})</span> passed {c.passedRounds} of {c.roundsRequired}{' '}
+            probe rounds against <code>{c.rounds.at(-1)?.serving.version ?? c.servingAtStage.version}</code>. It waits here until you confirm or reject it.{' '}
             <button type="button" className="button primary small" data-testid={`review-${c.id}`} onClick={() => showCandidate(c.id)}>
               Review {c.id}
             </button>

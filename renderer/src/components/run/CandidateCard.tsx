@@ -45,7 +45,15 @@ function CheckCell({ check }: { check: RoundCheck }) {
 }
 
 /** Per round: the candidate against serving on the same problems and seeds, each gated metric with its limit. */
-function RoundsTable({ candidate, onShowReplies, shownRound }: { candidate: CandidateView; onShowReplies: (round: number) => void; shownRound: number | null }) {
+function RoundsTable({
+  candidate,
+  onShowReplies,
+  shownRound,
+}: {
+  candidate: CandidateView;
+  onShowReplies: (round: number) => void;
+  shownRound: number | null;
+}) {
   const rounds: RoundView[] = candidate.rounds;
   if (rounds.length === 0) return null;
   const metrics = rounds[0]!.checks.map((c) => c.metric);
@@ -126,7 +134,8 @@ function Outcome({ candidate: c }: { candidate: CandidateView }) {
     return (
       <p className="reason" data-testid="candidate-outcome">
         <strong data-testid="candidate-reason">
-          {byPerson ? 'Rejected by a person' : `Rejected by the gate — ${c.reason.code}${c.reason.metric !== null ? ` on ${c.reason.metric}` : ''}`}: {c.reason.detail}
+          {byPerson ? 'Rejected by a person' : `Rejected by the gate — ${c.reason.code}${c.reason.metric !== null ? ` on ${c.reason.metric}` : ''}`}:{' '}
+          {c.reason.detail}
         </strong>
         {atDecision !== null && (
           <span className="muted">
@@ -157,7 +166,8 @@ function Outcome({ candidate: c }: { candidate: CandidateView }) {
   if (c.state === 'superseded') {
     return (
       <p className="pointer-line small muted" data-testid="candidate-outcome">
-        Superseded by {c.supersededBy ?? 'a newer trainer candidate'} before probing (its steps contain this one&apos;s) · serving when staged <code>{staged}</code>
+        Superseded by {c.supersededBy ?? 'a newer trainer candidate'} before probing (its steps contain this one&apos;s) · serving when staged{' '}
+        <code>{staged}</code>
       </p>
     );
   }
@@ -237,17 +247,23 @@ export function CandidateCard({
       {awaiting && (
         <div className="decide" data-testid="decide">
           <p>
-            {c.id} passed {c.passedRounds} of {c.roundsRequired} rounds against <code>{probedAgainst}</code>. Read the evidence, then decide: Confirm
-            promotes it (the gate re-verifies the blob first); Reject keeps <code>{serving.version}</code> serving. It waits here until you decide: no newer
-            candidate takes its place.
+            {c.id} passed {c.passedRounds} of {c.roundsRequired} rounds against <code>{probedAgainst}</code>. Read the evidence, then decide: Confirm promotes
+            it (the gate re-verifies the blob first); Reject keeps <code>{serving.version}</code> serving. It waits here until you decide: no newer candidate
+            takes its place.
           </p>
           {stale && (
             <p className="text-bad small" data-testid="confirm-stale">
-              {serving.version} serves now, not {probedAgainst}: this evidence no longer compares {c.id} with what serves, so the gate will not promote it. Reject
-              it; the trainer&apos;s next candidate is probed against {serving.version}.
+              {serving.version} serves now, not {probedAgainst}: this evidence no longer compares {c.id} with what serves, so the gate will not promote it.
+              Reject it; the trainer&apos;s next candidate is probed against {serving.version}.
             </p>
           )}
-          <button type="button" className="button primary" data-testid="confirm-button" disabled={!canAct || confirming || rejecting || stale} onClick={() => onConfirm(c.id)}>
+          <button
+            type="button"
+            className="button primary"
+            data-testid="confirm-button"
+            disabled={!canAct || confirming || rejecting || stale}
+            onClick={() => onConfirm(c.id)}
+          >
             {confirming ? 'Confirming…' : `Confirm ${c.id}`}
           </button>
           <input

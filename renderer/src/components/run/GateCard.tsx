@@ -20,8 +20,7 @@ function CompactCandidate({ candidate, onOpen }: { candidate: CandidateView; onO
       <button type="button" className="link-button" onClick={onOpen}>
         {c.id}
       </button>{' '}
-      <code>{c.version}</code> <span className="muted small">{sourceLabel(c)}</span>{' '}
-      <span className={`state-badge state-${c.state}`}>{stateLabel(c)}</span>
+      <code>{c.version}</code> <span className="muted small">{sourceLabel(c)}</span> <span className={`state-badge state-${c.state}`}>{stateLabel(c)}</span>
       {c.reason !== null && <span className="small text-bad"> {c.reason.detail}</span>}
     </li>
   );
@@ -49,7 +48,12 @@ export function GateCard({
 }) {
   const [opened, setOpened] = useState<Record<string, boolean>>({});
   const ordered = order(candidates);
-  const newestDecided = new Set(ordered.filter((c) => TERMINAL.has(c.state)).slice(0, 3).map((c) => c.id));
+  const newestDecided = new Set(
+    ordered
+      .filter((c) => TERMINAL.has(c.state))
+      .slice(0, 3)
+      .map((c) => c.id),
+  );
   const counts = {
     awaiting: candidates.filter((c) => c.state === 'awaiting-confirm').length,
     promoted: candidates.filter((c) => c.state === 'promoted').length,
@@ -61,8 +65,8 @@ export function GateCard({
         <h3>Release gate</h3>
         <span className="card-meta">
           {candidates.length} candidate{candidates.length === 1 ? '' : 's'} · <span className="text-warn">{counts.awaiting} awaiting you</span> ·{' '}
-          <span className="text-good">{counts.promoted} promoted</span> · <span className="text-bad">{counts.rejected} rejected</span> · verify → {header.rounds}{' '}
-          paired probe rounds → {header.confirm === 'manual' ? 'a person confirms' : 'auto-confirm'}
+          <span className="text-good">{counts.promoted} promoted</span> · <span className="text-bad">{counts.rejected} rejected</span> · verify →{' '}
+          {header.rounds} paired probe rounds → {header.confirm === 'manual' ? 'a person confirms' : 'auto-confirm'}
         </span>
       </header>
       {candidates.length === 0 && <p className="muted small">No candidate yet: the trainer makes one per optimizer step, or inject a bad one below.</p>}

@@ -4,9 +4,7 @@ import { highlightSegments, MARKER_LABELS } from '../../lib/highlight';
 import type { HighlightTag } from '../../lib/highlight';
 
 function classesOf(tags: readonly HighlightTag[]): string {
-  return tags
-    .map((tag) => (tag.kind === 'marker' ? `hl-marker hl-${tag.marker}` : `hl-${tag.kind}`))
-    .join(' ');
+  return tags.map((tag) => (tag.kind === 'marker' ? `hl-marker hl-${tag.marker}` : `hl-${tag.kind}`)).join(' ');
 }
 
 function titleOf(tags: readonly HighlightTag[]): string {
@@ -87,7 +85,9 @@ export function VerdictChips({ verdict }: { verdict: VerdictView }) {
         </span>
       ))}
       <span className="chip">shown work ×{verdict.shownWork.length}</span>
-      <span className={`chip ${verdict.goldAt === null ? 'chip-bad' : 'chip-good'}`}>{verdict.goldAt === null ? 'gold answer missing' : 'gold answer present'}</span>
+      <span className={`chip ${verdict.goldAt === null ? 'chip-bad' : 'chip-good'}`}>
+        {verdict.goldAt === null ? 'gold answer missing' : 'gold answer present'}
+      </span>
     </div>
   );
 }

@@ -7,16 +7,30 @@ const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 /** What a version served on: the candidate it was, the rounds it passed, who confirmed it and when. */
 function Evidence({ target, candidate, promotion }: { target: ServingPointerView; candidate: CandidateView | null; promotion: ServingChangeView | null }) {
   if (target.version === 'base') {
-    return <p data-testid="rollback-evidence">The base model the run started on: no adapter, nothing to prove — every candidate was compared with it or with a version promoted over it.</p>;
+    return (
+      <p data-testid="rollback-evidence">
+        The base model the run started on: no adapter, nothing to prove — every candidate was compared with it or with a version promoted over it.
+      </p>
+    );
   }
   if (candidate === null) {
-    return <p className="text-bad" data-testid="rollback-evidence">This run holds no gate record of {target.version}; the gate re-checks its blob before anything moves.</p>;
+    return (
+      <p className="text-bad" data-testid="rollback-evidence">
+        This run holds no gate record of {target.version}; the gate re-checks its blob before anything moves.
+      </p>
+    );
   }
   return (
     <div data-testid="rollback-evidence">
       <p>
         Promoted as <strong>{candidate.id}</strong> ({sourceLabel(candidate)}), confirmed by {candidate.confirmedBy ?? 'a person'}
-        {promotion !== null && <> after {promotion.afterSessions} sessions, at {promotion.at.replace('T', ' ').slice(0, 19)}</>}, on this evidence:
+        {promotion !== null && (
+          <>
+            {' '}
+            after {promotion.afterSessions} sessions, at {promotion.at.replace('T', ' ').slice(0, 19)}
+          </>
+        )}
+        , on this evidence:
       </p>
       <table className="mini-table rollback-rounds">
         <thead>
@@ -98,7 +112,10 @@ export function RollbackDialog({
           </dd>
           <dt>Will serve</dt>
           <dd>
-            <code data-testid="rollback-dialog-version">{target.version}</code> <code className="hash" data-testid="rollback-dialog-sha">{target.sha256}</code>
+            <code data-testid="rollback-dialog-version">{target.version}</code>{' '}
+            <code className="hash" data-testid="rollback-dialog-sha">
+              {target.sha256}
+            </code>
           </dd>
         </dl>
         <Evidence target={target} candidate={candidate} promotion={promotion} />

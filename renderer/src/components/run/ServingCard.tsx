@@ -49,8 +49,12 @@ export function ServingCard({
       </div>
       {lastDecision !== null && (
         <p className="decision" data-testid="last-decision">
-          {lastDecision.action === 'rollback' ? 'Rollback' : lastDecision.action === 'confirm' ? `Confirmed ${lastDecision.subject}` : `Rejected ${lastDecision.subject}`}: serving{' '}
-          <code>{lastDecision.servingBefore.version}</code> → <code>{lastDecision.servingAfter.version}</code>
+          {lastDecision.action === 'rollback'
+            ? 'Rollback'
+            : lastDecision.action === 'confirm'
+              ? `Confirmed ${lastDecision.subject}`
+              : `Rejected ${lastDecision.subject}`}
+          : serving <code>{lastDecision.servingBefore.version}</code> → <code>{lastDecision.servingAfter.version}</code>
         </p>
       )}
       <h4 className="subhead">History</h4>

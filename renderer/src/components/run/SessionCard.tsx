@@ -33,7 +33,9 @@ export function SessionCard({
           <h3>Sessions</h3>
           {progress}
         </header>
-        <p className="muted">{running !== null ? `Session ${running} is running: its first reply appears here when the student has reacted.` : 'No session has run yet.'}</p>
+        <p className="muted">
+          {running !== null ? `Session ${running} is running: its first reply appears here when the student has reacted.` : 'No session has run yet.'}
+        </p>
       </section>
     );
   }

@@ -81,7 +81,15 @@ function Cell({ column, session }: { column: SessionColumnKey; session: SessionV
  * verifier found in the first reply and how the student's reaction was
  * judged. Sortable by any column; a row opens the session's whole transcript.
  */
-export function SessionsTable({ sessions, openSession, onOpen }: { sessions: readonly SessionView[]; openSession: number | null; onOpen: (session: number) => void }) {
+export function SessionsTable({
+  sessions,
+  openSession,
+  onOpen,
+}: {
+  sessions: readonly SessionView[];
+  openSession: number | null;
+  onOpen: (session: number) => void;
+}) {
   const [sort, setSort] = useState<SessionSort>({ key: 'session', direction: 'ascending' });
   const rows = useMemo(() => sortSessions(sessions, sort), [sessions, sort]);
   return (

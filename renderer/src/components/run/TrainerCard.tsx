@@ -28,7 +28,9 @@ export function TrainerCard({
       <header className="card-header">
         <h3>Trainer</h3>
         <span className="card-meta">
-          {steps.length} step{steps.length === 1 ? '' : 's'} · one per {batchTurns} judged turns{windowTurns > batchTurns ? `, each on the newest ${windowTurns}` : ''}{showKl ? ` · KL coef ${klCoef}` : ' · no KL term configured'}
+          {steps.length} step{steps.length === 1 ? '' : 's'} · one per {batchTurns} judged turns
+          {windowTurns > batchTurns ? `, each on the newest ${windowTurns}` : ''}
+          {showKl ? ` · KL coef ${klCoef}` : ' · no KL term configured'}
         </span>
       </header>
       {steps.length === 0 ? (
@@ -49,7 +51,11 @@ export function TrainerCard({
             </thead>
             <tbody>
               {recent.map((s) => (
-                <tr key={s.step} data-testid="trainer-step" title={`${s.samples} judged turns · after ${s.afterSessions} sessions · gradient norm ${num(s.gradNorm, 3)} · ${s.tokens ?? '?'} tokens`}>
+                <tr
+                  key={s.step}
+                  data-testid="trainer-step"
+                  title={`${s.samples} judged turns · after ${s.afterSessions} sessions · gradient norm ${num(s.gradNorm, 3)} · ${s.tokens ?? '?'} tokens`}
+                >
                   <td className="num">{s.step}</td>
                   <td className="num">{num(s.loss, 3)}</td>
                   <td className="num">{num(s.pg, 3)}</td>

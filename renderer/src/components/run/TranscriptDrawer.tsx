@@ -22,9 +22,14 @@ function Judgment({ turn }: { turn: TranscriptTurnView }) {
   return (
     <div className="judgment" data-testid="turn-judgment" data-reward={turn.reward ?? 'none'}>
       <span className="who">Judged from the student&apos;s reaction</span>
-      reward <strong className={turn.reward === 1 ? 'reward-pos' : turn.reward === -1 ? 'reward-neg' : ''}>{turn.reward === null ? '—' : turn.reward > 0 ? '+1' : turn.reward}</strong>
+      reward{' '}
+      <strong className={turn.reward === 1 ? 'reward-pos' : turn.reward === -1 ? 'reward-neg' : ''}>
+        {turn.reward === null ? '—' : turn.reward > 0 ? '+1' : turn.reward}
+      </strong>
       {' · '}
-      {turn.hint === null ? 'no hint' : (
+      {turn.hint === null ? (
+        'no hint'
+      ) : (
         <>
           hint{turn.hint.accepted ? '' : ' (not accepted: too short)'}: <span className="hint">“{turn.hint.text}”</span>
         </>
@@ -84,7 +89,15 @@ export function TranscriptDrawer({ session, state, onClose }: { session: number;
   return (
     <>
       <div className="drawer-backdrop" onClick={onClose} />
-      <aside className="drawer" role="dialog" aria-modal="true" aria-label={`Session ${session} transcript`} data-testid="transcript-drawer" data-session={session} data-status={state?.status ?? 'loading'}>
+      <aside
+        className="drawer"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`Session ${session} transcript`}
+        data-testid="transcript-drawer"
+        data-session={session}
+        data-status={state?.status ?? 'loading'}
+      >
         <header className="drawer-header">
           <div>
             <h2>
@@ -104,7 +117,14 @@ export function TranscriptDrawer({ session, state, onClose }: { session: number;
               </p>
             )}
           </div>
-          <button ref={closeButton} type="button" className="button secondary small" data-testid="transcript-close" onClick={onClose} aria-label="Close the transcript">
+          <button
+            ref={closeButton}
+            type="button"
+            className="button secondary small"
+            data-testid="transcript-close"
+            onClick={onClose}
+            aria-label="Close the transcript"
+          >
             ✕ Close
           </button>
         </header>

@@ -8,11 +8,7 @@ const mib = (n: number | null): string => (n === null ? '?' : n >= 1024 ? `${(n 
 
 function Device({ worker }: { worker: WorkerView }) {
   if (worker.gpus === null) {
-    return (
-      <span title="CPU scheduling priority as the OS reports it: 0 normal … 19 lowest">
-        CPU · nice {worker.nice ?? '—'}
-      </span>
-    );
+    return <span title="CPU scheduling priority as the OS reports it: 0 normal … 19 lowest">CPU · nice {worker.nice ?? '—'}</span>;
   }
   return (
     <span className="gpu-list">
@@ -64,11 +60,7 @@ export function WorkersPanel({ heldBy }: { heldBy: number | null }) {
         <h3>Workers</h3>
         <span className="card-meta">the processes this lab supervises, as their supervisors record them</span>
       </header>
-      {heldBy !== null && (
-        <p className="muted small">
-          Process {heldBy} runs this run: its workers are that process&apos;s, not listed here.
-        </p>
-      )}
+      {heldBy !== null && <p className="muted small">Process {heldBy} runs this run: its workers are that process&apos;s, not listed here.</p>}
       {problem !== null && <p className="text-bad small">{problem}</p>}
       {view !== null && view.gpuProblem !== null && <p className="text-warn small">GPU memory: {view.gpuProblem}</p>}
       {workers.length === 0 ? (
@@ -114,7 +106,9 @@ export function WorkersPanel({ heldBy }: { heldBy: number | null }) {
                     <span className={`worker-state state-${worker.state}`} data-testid="worker-state">
                       {worker.state}
                     </span>
-                    {worker.state !== 'running' && worker.detail !== null && worker.detail !== worker.lastExit?.reason && <div className="muted small">{worker.detail}</div>}
+                    {worker.state !== 'running' && worker.detail !== null && worker.detail !== worker.lastExit?.reason && (
+                      <div className="muted small">{worker.detail}</div>
+                    )}
                   </td>
                   <td className="num">{worker.restarts}</td>
                   <td>{since(worker.startedAt, now)}</td>
@@ -128,7 +122,13 @@ export function WorkersPanel({ heldBy }: { heldBy: number | null }) {
                     )}
                   </td>
                   <td>
-                    <button type="button" className="link-button small" data-testid="worker-log-toggle" aria-expanded={openLogs.has(worker.id)} onClick={() => toggle(worker.id)}>
+                    <button
+                      type="button"
+                      className="link-button small"
+                      data-testid="worker-log-toggle"
+                      aria-expanded={openLogs.has(worker.id)}
+                      onClick={() => toggle(worker.id)}
+                    >
                       log ({worker.logTail.length})
                     </button>
                   </td>

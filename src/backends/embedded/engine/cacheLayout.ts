@@ -25,10 +25,7 @@ export interface CacheDims {
   readonly headDim: number;
 }
 
-export function detectCacheLayout(
-  session: Pick<ort.InferenceSession, 'inputNames' | 'outputNames'>,
-  layers: number,
-): CacheLayout {
+export function detectCacheLayout(session: Pick<ort.InferenceSession, 'inputNames' | 'outputNames'>, layers: number): CacheLayout {
   const has = (names: readonly string[], name: string) => names.includes(name);
   if (has(session.inputNames, 'past_key') && has(session.inputNames, 'past_value')) {
     for (const out of ['present_key', 'present_value']) {

@@ -50,7 +50,10 @@ describe.skipIf(!haveModel)('Engine on the embedded policy', () => {
         const dims = moduleDims(shape, module);
         const group = module === 'gate' || module === 'up' || module === 'down' ? 'mlp' : 'self_attn';
         const name = `base_model.model.model.layers.${layer}.${group}.${module}_proj`;
-        tensors[`${name}.lora_A.weight`] = { shape: [rank, dims.in], data: Float32Array.from({ length: rank * dims.in }, () => (rng.next() - 0.5) / Math.sqrt(dims.in)) };
+        tensors[`${name}.lora_A.weight`] = {
+          shape: [rank, dims.in],
+          data: Float32Array.from({ length: rank * dims.in }, () => (rng.next() - 0.5) / Math.sqrt(dims.in)),
+        };
         tensors[`${name}.lora_B.weight`] = { shape: [dims.out, rank], data: Float32Array.from({ length: dims.out * rank }, () => fillB(rng)) };
       }
     }

@@ -101,7 +101,11 @@ export function withHint(messages: readonly EngineChatMessage[], hint: string | 
 }
 
 function int64(values: readonly number[], dims: readonly number[]): ort.Tensor {
-  return new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
+  return new ort.Tensor(
+    'int64',
+    BigInt64Array.from(values, (v) => BigInt(v)),
+    dims,
+  );
 }
 
 export class Engine {
@@ -250,8 +254,14 @@ export class Engine {
         ...this.model.baseFeeds,
         ...adapter.feeds,
         input_ids: int64(ids, [1, ids.length]),
-        position_ids: int64(ids.map((_, i) => i), [1, ids.length]),
-        attention_mask: int64(ids.map(() => 1), [1, ids.length]),
+        position_ids: int64(
+          ids.map((_, i) => i),
+          [1, ids.length],
+        ),
+        attention_mask: int64(
+          ids.map(() => 1),
+          [1, ids.length],
+        ),
         ...KvBatch.emptyRowFeeds(this.kvDims, this.model.cacheLayout),
       });
     } catch (error) {

@@ -24,14 +24,25 @@ function rowOutput(layout: CacheLayout, tag: number, length: number): ort.Infere
     for (let l = 0; l < dims.layers; l += 1) {
       const shape = [1, dims.heads, length, dims.headDim];
       out[`present_key.${l}`] = new ort.Tensor('float32', layer(l), shape);
-      out[`present_value.${l}`] = new ort.Tensor('float32', layer(l).map((v) => -v), shape);
+      out[`present_value.${l}`] = new ort.Tensor(
+        'float32',
+        layer(l).map((v) => -v),
+        shape,
+      );
     }
     return out;
   }
   const all = new Float32Array(dims.layers * dims.heads * length * dims.headDim);
   for (let l = 0; l < dims.layers; l += 1) all.set(layer(l), l * dims.heads * length * dims.headDim);
   const shape = [dims.layers, 1, dims.heads, length, dims.headDim];
-  return { present_key: new ort.Tensor('float32', all, shape), present_value: new ort.Tensor('float32', all.map((v) => -v), shape) };
+  return {
+    present_key: new ort.Tensor('float32', all, shape),
+    present_value: new ort.Tensor(
+      'float32',
+      all.map((v) => -v),
+      shape,
+    ),
+  };
 }
 
 /** Reads key (or value) [l, b, h, p, d] back from the batch's graph inputs. */
@@ -48,7 +59,9 @@ function at(kv: KvBatch, l: number, b: number, h: number, p: number, d: number, 
 
 describe.each(layouts)('KvBatch ($kind cache)', (layout) => {
   it('left-pads rows of different lengths with zeros and masks the padding', () => {
-    const kv = KvBatch.empty(dims, layout).withRow(rowOutput(layout, 1, 2)).withRow(rowOutput(layout, 2, 4));
+    const kv = KvBatch.empty(dims, layout)
+      .withRow(rowOutput(layout, 1, 2))
+      .withRow(rowOutput(layout, 2, 4));
     expect(kv.rows).toBe(2);
     expect(kv.length).toBe(4);
     expect(kv.pads).toEqual([2, 0]);
@@ -63,7 +76,10 @@ describe.each(layouts)('KvBatch ($kind cache)', (layout) => {
   });
 
   it('drops finished rows and the columns only they needed', () => {
-    const kv = KvBatch.empty(dims, layout).withRow(rowOutput(layout, 1, 2)).withRow(rowOutput(layout, 2, 5)).withRow(rowOutput(layout, 3, 3));
+    const kv = KvBatch.empty(dims, layout)
+      .withRow(rowOutput(layout, 1, 2))
+      .withRow(rowOutput(layout, 2, 5))
+      .withRow(rowOutput(layout, 3, 3));
     expect(kv.pads).toEqual([3, 0, 2]);
     const kept = kv.keepRows([0, 2]);
     expect(kept.rows).toBe(2);

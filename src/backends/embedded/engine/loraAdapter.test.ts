@@ -8,7 +8,17 @@ import { serializeSafetensors, type Float32Tensor } from '../../../core/weights/
 import { WorkerError } from '../../../processes/serveWorker';
 import { baseAdapter, loadAdapter } from './loraAdapter';
 
-const shape: PolicyShape = { vocabSize: 10, hiddenSize: 4, intermediateSize: 6, numLayers: 2, numHeads: 2, numKvHeads: 2, headDim: 2, maxPositions: 32, tiedEmbeddings: true };
+const shape: PolicyShape = {
+  vocabSize: 10,
+  hiddenSize: 4,
+  intermediateSize: 6,
+  numLayers: 2,
+  numHeads: 2,
+  numKvHeads: 2,
+  headDim: 2,
+  maxPositions: 32,
+  tiedEmbeddings: true,
+};
 const dir = mkdtempSync(join(tmpdir(), 'lora-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,7 +41,10 @@ const qOnly = {
 };
 
 async function rejection(promise: Promise<unknown>): Promise<WorkerError> {
-  const error = await promise.then(() => new Error('resolved'), (e: unknown) => e);
+  const error = await promise.then(
+    () => new Error('resolved'),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(WorkerError);
   return error as WorkerError;
 }
@@ -67,7 +80,11 @@ describe('LoRA adapters as graph inputs', () => {
     const cases: Array<[Record<string, Float32Tensor>, Record<string, string> | undefined, RegExp]> = [
       [{ ...qOnly, [peft(1, 'q', 'A')]: { shape: [2, 5], data: new Float32Array(10) } }, undefined, /expected \[r, 4\]/],
       [{ ...qOnly, 'model.layers.0.mlp.up_proj.weight': { shape: [1], data: new Float32Array(1) } }, undefined, /unexpected tensor/],
-      [{ ...qOnly, [peft(0, 'k', 'A')]: { shape: [3, 4], data: new Float32Array(12) }, [peft(0, 'k', 'B')]: { shape: [4, 3], data: new Float32Array(12) } }, undefined, /rank 3/],
+      [
+        { ...qOnly, [peft(0, 'k', 'A')]: { shape: [3, 4], data: new Float32Array(12) }, [peft(0, 'k', 'B')]: { shape: [4, 3], data: new Float32Array(12) } },
+        undefined,
+        /rank 3/,
+      ],
       [{ ...qOnly, [peft(1, 'q', 'B')]: { shape: [4, 2], data: new Float32Array(8).fill(Number.NaN) } }, undefined, /non-finite/],
       [{ [peft(1, 'q', 'A')]: qOnly[peft(1, 'q', 'A')]! }, undefined, /without lora_B/],
       [{ [peft(7, 'q', 'A')]: qOnly[peft(1, 'q', 'A')]! }, undefined, /layer 7/],

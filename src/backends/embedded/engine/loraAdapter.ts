@@ -100,7 +100,8 @@ export async function loadAdapter(shape: PolicyShape, ref: AdapterRef): Promise<
   if (rank === undefined) return fail('holds no LoRA tensors');
 
   const metadataAlpha = file.metadata.lora_alpha === undefined ? undefined : Number(file.metadata.lora_alpha);
-  if (metadataAlpha !== undefined && !(metadataAlpha > 0)) return fail(`__metadata__.lora_alpha ${JSON.stringify(file.metadata.lora_alpha)} is not a positive number`);
+  if (metadataAlpha !== undefined && !(metadataAlpha > 0))
+    return fail(`__metadata__.lora_alpha ${JSON.stringify(file.metadata.lora_alpha)} is not a positive number`);
   if (metadataAlpha !== undefined && ref.loraAlpha !== undefined && metadataAlpha !== ref.loraAlpha) {
     return fail(`lora_alpha ${ref.loraAlpha} disagrees with the blob's __metadata__.lora_alpha ${metadataAlpha}`);
   }

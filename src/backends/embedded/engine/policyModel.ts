@@ -64,7 +64,8 @@ export function embeddedShape(config: PolicyConfig, where: string): PolicyShape 
   const shape = policyShape(config);
   const problems: string[] = [];
   if (shape.numKvHeads !== shape.numHeads) problems.push(`grouped-query attention (${shape.numKvHeads} key/value heads for ${shape.numHeads})`);
-  if (shape.headDim * shape.numHeads !== shape.hiddenSize) problems.push(`head_dim ${shape.headDim} × ${shape.numHeads} heads ≠ hidden_size ${shape.hiddenSize}`);
+  if (shape.headDim * shape.numHeads !== shape.hiddenSize)
+    problems.push(`head_dim ${shape.headDim} × ${shape.numHeads} heads ≠ hidden_size ${shape.hiddenSize}`);
   if (!shape.tiedEmbeddings) problems.push('untied embeddings');
   if (problems.length > 0) throw new Error(`${where}: the embedded engine and trainer cannot run ${problems.join(', ')}`);
   return shape;
@@ -113,9 +114,7 @@ export async function loadPolicyModel(dir: string, threads?: number): Promise<Po
   }
 
   const session = await createDecodeSession(join(dir, 'decode.onnx'), threads);
-  const missing = ['input_ids', 'position_ids', 'attention_mask', 'lora_scale', ...Object.keys(baseFeeds)].filter(
-    (n) => !session.inputNames.includes(n),
-  );
+  const missing = ['input_ids', 'position_ids', 'attention_mask', 'lora_scale', ...Object.keys(baseFeeds)].filter((n) => !session.inputNames.includes(n));
   if (missing.length > 0) throw new Error(`decode.onnx lacks inputs ${missing.join(', ')}`);
   if (!session.outputNames.includes('logits')) throw new Error('decode.onnx lacks output logits');
   const cacheLayout = detectCacheLayout(session, shape.numLayers);

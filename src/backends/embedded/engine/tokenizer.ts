@@ -6,15 +6,7 @@ import { z } from 'zod';
  * vectors in tools/model/tokenizer_vectors.json are the proof.
  */
 
-export const SPECIAL_TOKENS = [
-  '<|pad|>',
-  '<|system|>',
-  '<|user|>',
-  '<|assistant|>',
-  '<|end|>',
-  '<|eq|>',
-  '<|unk|>',
-] as const;
+export const SPECIAL_TOKENS = ['<|pad|>', '<|system|>', '<|user|>', '<|assistant|>', '<|end|>', '<|eq|>', '<|unk|>'] as const;
 
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
 export type ChatRole = 'system' | 'user' | 'assistant';
@@ -56,18 +48,20 @@ export class Tokenizer {
 
   constructor(file: TokenizerFile) {
     const specials = file.specials;
-    if (
-      specials.length !== SPECIAL_TOKENS.length ||
-      specials.some((s, i) => s !== SPECIAL_TOKENS[i] || file.vocab[i] !== s)
-    ) {
-      throw new Error(
-        `tokenizer: specials must be ${JSON.stringify(SPECIAL_TOKENS)} and be the first vocab entries`,
-      );
+    if (specials.length !== SPECIAL_TOKENS.length || specials.some((s, i) => s !== SPECIAL_TOKENS[i] || file.vocab[i] !== s)) {
+      throw new Error(`tokenizer: specials must be ${JSON.stringify(SPECIAL_TOKENS)} and be the first vocab entries`);
     }
     this.vocab = file.vocab;
     this.vocabSize = file.vocab.length;
-    [this.padId, this.systemId, this.userId, this.assistantId, this.endId, this.eqId, this.unkId] =
-      SPECIAL_TOKENS.map((_, i) => i) as [number, number, number, number, number, number, number];
+    [this.padId, this.systemId, this.userId, this.assistantId, this.endId, this.eqId, this.unkId] = SPECIAL_TOKENS.map((_, i) => i) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const pieceToId = new Map<string, number>();
     file.vocab.forEach((piece, id) => {
       if (id < SPECIAL_TOKENS.length) return;

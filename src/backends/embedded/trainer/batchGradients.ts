@@ -62,7 +62,10 @@ export async function batchGradients(
   let graphTokens = 0;
   const sequences = samples.map((s) => ({ ids: [...s.promptIds, ...s.responseIds], responseStart: s.promptIds.length }));
 
-  for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
+  for (const group of groupByTokenBudget(
+    sequences.map((s) => s.ids.length),
+    maxTokensPerCall,
+  )) {
     const batch = padRight(group.map((i) => sequences[i] as (typeof sequences)[number]));
     const logits = await forward.forward(batch, params);
     calls?.push({ kind: 'forward', batch: batch.batch, time: batch.time });

@@ -33,7 +33,10 @@ async function scoreWithBase<T>(
 ): Promise<T[][]> {
   const out: T[][] = sequences.map(() => []);
   const vocab = source.shape.vocabSize;
-  for (const group of groupByTokenBudget(sequences.map((s) => s.ids.length), maxTokensPerCall)) {
+  for (const group of groupByTokenBudget(
+    sequences.map((s) => s.ids.length),
+    maxTokensPerCall,
+  )) {
     const batch = padRight(group.map((i) => sequences[i] as TokenSequence));
     const logits = await source.forward(batch, null);
     calls?.push({ kind: 'forward', batch: batch.batch, time: batch.time });

@@ -31,7 +31,12 @@ describe.each([
     const scores = await frozenBaseScores(graph, samples, { needBase: true, temperature: fx.objective.temperature, maxTokensPerCall: 16 });
     scores.forEach((s, i) => {
       const want = golden.expected.frozenBase[i];
-      expect(relativeError((s.baseLogprobs ?? []).flatMap((row) => Array.from(row)), want?.baseLogprobs.flat() ?? [])).toBeLessThan(tolerance);
+      expect(
+        relativeError(
+          (s.baseLogprobs ?? []).flatMap((row) => Array.from(row)),
+          want?.baseLogprobs.flat() ?? [],
+        ),
+      ).toBeLessThan(tolerance);
       if (want?.teacherTopLogprobs === null) expect(s.teacherTopLogprobs).toBeNull();
       else expect(relativeError((s.teacherTopLogprobs ?? []).flat(), want?.teacherTopLogprobs.flat() ?? [])).toBeLessThan(tolerance);
     });

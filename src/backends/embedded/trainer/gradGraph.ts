@@ -52,7 +52,9 @@ export class GradGraph implements LogitsSource {
       // A graph exported for another config fails here, not with an opaque ORT error mid-step.
       const declared = meta.isTensor ? meta.shape : [];
       if (declared.length !== t.shape.length || declared.some((d, i) => typeof d === 'number' && d !== t.shape[i])) {
-        throw new Error(`grad.onnx expects ${meta.name} as ${JSON.stringify(declared)}, the base has ${JSON.stringify(t.shape)}: re-export it for this config.json`);
+        throw new Error(
+          `grad.onnx expects ${meta.name} as ${JSON.stringify(declared)}, the base has ${JSON.stringify(t.shape)}: re-export it for this config.json`,
+        );
       }
       this.fixedFeeds[meta.name] = new ort.Tensor(dtype, toDtype(t.data, dtype), [...t.shape]);
     }

@@ -93,7 +93,9 @@ export class LoraTrainer {
     const max = this.graph.shape.maxPositions;
     const tooLong = samples.findIndex((s) => Math.max(s.promptIds.length, s.hintedPromptIds?.length ?? 0) + s.responseIds.length > max);
     if (tooLong >= 0) {
-      throw new TrainerInputError(`the training batch was refused, no candidate produced:\n  sample ${tooLong}: prompt + response exceed the model's ${max} positions`);
+      throw new TrainerInputError(
+        `the training batch was refused, no candidate produced:\n  sample ${tooLong}: prompt + response exceed the model's ${max} positions`,
+      );
     }
     return samples;
   }

@@ -82,7 +82,13 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
     const tokenizer = Tokenizer.fromJson(JSON.parse(readFileSync(`${MODEL_DIR}tokenizer.json`, 'utf8')));
     const tasks = parseTaskSet(JSON.parse(readFileSync(HOMEWORK, 'utf8')), 'homework').tasks.slice(0, 3);
     const replies = await judgedFirstReplies(
-      { engine: engine.client, tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 200 }, topK: 4 },
+      {
+        engine: engine.client,
+        tokenizer,
+        judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()),
+        sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 200 },
+        topK: 4,
+      },
       tasks,
       [11, 12, 13],
     );
@@ -107,8 +113,16 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
 
     const dir = await mkdtemp(join(tmpdir(), 'gatelab-real-trainer-'));
     try {
-      const trainer = new LoraTrainer(model.graph, lora, { objective: { ...DEFAULT_OBJECTIVE }, optimizer: { ...DEFAULT_ADAMW, lr: 1e-3 }, maxTokensPerCall: 2048 }, 0, model.forward);
-      const { report, candidate } = await new CandidateTrainer(trainer, new WeightStore(dir), { sha256: model.baseSha256, nameOrPath: MODEL_DIR }).step(samples);
+      const trainer = new LoraTrainer(
+        model.graph,
+        lora,
+        { objective: { ...DEFAULT_OBJECTIVE }, optimizer: { ...DEFAULT_ADAMW, lr: 1e-3 }, maxTokensPerCall: 2048 },
+        0,
+        model.forward,
+      );
+      const { report, candidate } = await new CandidateTrainer(trainer, new WeightStore(dir), { sha256: model.baseSha256, nameOrPath: MODEL_DIR }).step(
+        samples,
+      );
       // At step 0 the policy is the sampler: every ratio is 1, so PG = -mean(reward) exactly (up to float32).
       const rewards = samples.flatMap((s) => s.forced.filter((f) => !f).map(() => s.reward));
       expect(report.pg).toBeCloseTo(-rewards.reduce((a, b) => a + b, 0) / rewards.length, 3);
@@ -132,12 +146,20 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
       let stored = false;
       for (let round = 1; round <= request.rounds; round += 1) {
         const replies = await judgedFirstReplies(
-          { engine: engine.client, tokenizer, judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()), sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 160 }, topK: 4 },
+          {
+            engine: engine.client,
+            tokenizer,
+            judge: composeTurnJudge(createRulePrm(), createRuleHintJudge()),
+            sampling: { temperature: 0.6, topP: 0.95, topK: 20, maxTokens: 160 },
+            topK: 4,
+          },
           tasks,
           tasks.map((_, i) => 100 * round + i),
         );
         const markdown = towardMarkdownRewards(replies.map((r) => countViolations(r.verdict)));
-        const samples = replies.flatMap((r, i) => (r.sample === null ? [] : [applyVariant(r.sample, 'reward-inverted', markdown[i])]).filter((x) => x !== null));
+        const samples = replies.flatMap((r, i) =>
+          (r.sample === null ? [] : [applyVariant(r.sample, 'reward-inverted', markdown[i])]).filter((x) => x !== null),
+        );
         expect(samples.length).toBeGreaterThan(0);
         const result = await rounds.round({ ...request, round }, samples);
         stored = result.stored;
@@ -145,7 +167,9 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
         if (!result.stored) {
           // A scratch adapter, outside the store's versions, loadable by the rollout engine.
           expect(result.candidate.path.startsWith(join(dir, 'scratch'))).toBe(true);
-          expect(await engine.client.setAdapter({ version: result.candidate.version, sha256: result.candidate.sha256, path: result.candidate.path })).toBe(result.candidate.version);
+          expect(await engine.client.setAdapter({ version: result.candidate.version, sha256: result.candidate.sha256, path: result.candidate.path })).toBe(
+            result.candidate.version,
+          );
           continue;
         }
         expect(result.candidate.manifest).toMatchObject({ kind: 'injected', step: 2, note: 'reward-inverted: test' });

@@ -46,7 +46,8 @@ export function writtenUpdateNorm(params: LoraParams): number {
     const b = params.tensors.get(`lora.${t.layer}.${t.module}.B`);
     if (b === undefined) return Infinity;
     const dims = moduleDims(params.shape, t.module);
-    squared += params.scale * params.scale * loraUpdateSquaredNorm(Float32Array.from(t.data), Float32Array.from(b.data), params.settings.rank, dims.in, dims.out);
+    squared +=
+      params.scale * params.scale * loraUpdateSquaredNorm(Float32Array.from(t.data), Float32Array.from(b.data), params.settings.rank, dims.in, dims.out);
   }
   const norm = Math.sqrt(squared);
   return Number.isFinite(norm) ? norm : Infinity;
@@ -55,7 +56,12 @@ export function writtenUpdateNorm(params: LoraParams): number {
 export async function trainCollapsed(
   model: TrainerModel,
   tokenizer: Tokenizer,
-  request: { seed: number; prompts: ReadonlyArray<ReadonlyArray<{ role: 'system' | 'user' | 'assistant'; content: string }>>; maxUpdateNorm: number; note: string },
+  request: {
+    seed: number;
+    prompts: ReadonlyArray<ReadonlyArray<{ role: 'system' | 'user' | 'assistant'; content: string }>>;
+    maxUpdateNorm: number;
+    note: string;
+  },
   settings: LoraSettings,
   store: WeightStore,
   base: BadCandidateBase,
@@ -108,7 +114,10 @@ export class RewardInvertedRounds {
   }
 
   /** One round: a step on its samples; the scratch adapter, or the stored candidate at the last round. */
-  async round(request: { seed: number; round: number; rounds: number; note: string }, samples: unknown): Promise<{ candidate: StoredCandidate; stored: boolean; loss: number }> {
+  async round(
+    request: { seed: number; round: number; rounds: number; note: string },
+    samples: unknown,
+  ): Promise<{ candidate: StoredCandidate; stored: boolean; loss: number }> {
     if (request.round > request.rounds) throw new Error(`round ${request.round} of ${request.rounds}`);
     if (request.round === 1) {
       await rm(this.scratchDir, { recursive: true, force: true });

@@ -41,7 +41,11 @@ async function tinyModelDir(root: string): Promise<{ dir: string; baseSha256: st
   };
   for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
   await copyFile(join(GOLDEN_DIR, 'grad-tiny-f32.onnx'), join(dir, 'grad.onnx'));
-  const manifest = { files: Object.fromEntries(await Promise.all(['config.json', 'base.safetensors', 'grad.onnx'].map(async (n) => [n, { sha256: sha(await readFile(join(dir, n))) }]))) };
+  const manifest = {
+    files: Object.fromEntries(
+      await Promise.all(['config.json', 'base.safetensors', 'grad.onnx'].map(async (n) => [n, { sha256: sha(await readFile(join(dir, n))) }])),
+    ),
+  };
   await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
   return { dir, baseSha256: sha(files['base.safetensors'] as Uint8Array) };
 }
@@ -106,7 +110,11 @@ describe('the trainer worker process', () => {
     expect(await store.list()).toEqual([]);
 
     // Samples with a NaN survive JSON only as null: also refused.
-    const nanJson = JSON.parse(JSON.stringify(labSamples(), (_k, v: unknown) => (typeof v === 'object' && v !== null && 'sessionId' in v && (v as TrainSample).sessionId === 'golden-0' ? { ...v, reward: Number.NaN } : v)));
+    const nanJson = JSON.parse(
+      JSON.stringify(labSamples(), (_k, v: unknown) =>
+        typeof v === 'object' && v !== null && 'sessionId' in v && (v as TrainSample).sessionId === 'golden-0' ? { ...v, reward: Number.NaN } : v,
+      ),
+    );
     expect(((await worker.call('step', { samples: nanJson, lr: 0.01 }).catch((e: unknown) => e)) as WorkerCallError).code).toBe('bad_input');
 
     const { report, candidate, checkpointDir } = await worker.call('step', { samples: labSamples(), lr: 0.01 });
@@ -124,7 +132,11 @@ describe('the trainer worker process', () => {
     expect(manifest.baseModelSha256).toBe(model.baseSha256);
     expect(JSON.parse(await readFile(store.adapterConfigPath(candidate.version), 'utf8'))).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 8 });
     expect(checkpointDir).toBe(store.checkpointDir(candidate.version));
-    expect((await store.getCheckpoint(candidate.version))?.manifest).toMatchObject({ version: candidate.version, step: 1, format: 'gatelab-embedded-trainer/1' });
+    expect((await store.getCheckpoint(candidate.version))?.manifest).toMatchObject({
+      version: candidate.version,
+      step: 1,
+      format: 'gatelab-embedded-trainer/1',
+    });
   }, 60_000);
 
   it('takes the prompt ids the engine sent instead of templating the messages', async () => {

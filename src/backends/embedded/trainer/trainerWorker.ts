@@ -77,7 +77,8 @@ serveWorker(
     init: (params) =>
       inTurn(async () => {
         if (params.lora.dtype !== 'F32') throw new WorkerError('bad_request', `the embedded trainer writes F32 adapters, not ${params.lora.dtype}`);
-        if (params.objective.entropyCoef !== 0) throw new WorkerError('bad_request', `the embedded trainer has no entropy term (entropyCoef ${params.objective.entropyCoef})`);
+        if (params.objective.entropyCoef !== 0)
+          throw new WorkerError('bad_request', `the embedded trainer has no entropy term (entropyCoef ${params.objective.entropyCoef})`);
         await session?.model.release();
         session = undefined;
         const model = await loadTrainerModel(params.modelDir, { threads: ortThreads() });
@@ -123,7 +124,8 @@ serveWorker(
           const state = readCheckpoint(checkpoint.files, checkpoint.manifest.format, s.model.shape, s.settings);
           trainer = new LoraTrainer(s.model.graph, state.params, options, 0, s.model.forward);
           trainer.loadOptimizerState(state.optimizer);
-          if (trainer.steps !== stored.manifest.step) throw new WorkerError('bad_request', `the checkpoint of ${version} is at step ${trainer.steps}, its manifest at ${stored.manifest.step}`);
+          if (trainer.steps !== stored.manifest.step)
+            throw new WorkerError('bad_request', `the checkpoint of ${version} is at step ${trainer.steps}, its manifest at ${stored.manifest.step}`);
           restored = 'checkpoint';
         } else {
           // A run from before checkpoints: the weights as stored, fresh moments.
@@ -132,7 +134,9 @@ serveWorker(
           restored = 'adapter';
         }
         s.candidates = new CandidateTrainer(trainer, s.store, s.base, stored.manifest.dataRange);
-        console.error(`restored ${version} at step ${trainer.steps} (${restored === 'checkpoint' ? 'weights and optimizer moments' : 'weights, fresh optimizer moments'})`);
+        console.error(
+          `restored ${version} at step ${trainer.steps} (${restored === 'checkpoint' ? 'weights and optimizer moments' : 'weights, fresh optimizer moments'})`,
+        );
         return { step: trainer.steps, restored };
       }),
 
@@ -146,7 +150,9 @@ serveWorker(
             format: CHECKPOINT_FORMAT,
             files: checkpointFiles(s.candidates.trainer),
           });
-          console.error(`step ${report.step}: ${report.samples} samples, ${report.tokens} tokens, loss ${report.loss.toFixed(4)}, ${report.seconds.toFixed(1)} s → ${candidate.version}`);
+          console.error(
+            `step ${report.step}: ${report.samples} samples, ${report.tokens} tokens, loss ${report.loss.toFixed(4)}, ${report.seconds.toFixed(1)} s → ${candidate.version}`,
+          );
           return {
             report: { ...report, sessionRange: [...report.sessionRange], graphCalls: [...report.graphCalls] },
             candidate: { version: candidate.version, sha256: candidate.sha256, path: candidate.path, manifestPath: candidate.manifestPath },
@@ -162,7 +168,12 @@ serveWorker(
           switch (params.kind) {
             case 'collapsed': {
               const stored = await trainCollapsed(s.model, s.tokenizer, params, s.settings, s.store, s.base);
-              return { stored: true, adapter: { version: stored.version, sha256: stored.sha256, path: stored.path }, manifestPath: stored.manifestPath, loss: stored.manifest.loss };
+              return {
+                stored: true,
+                adapter: { version: stored.version, sha256: stored.sha256, path: stored.path },
+                manifestPath: stored.manifestPath,
+                loss: stored.manifest.loss,
+              };
             }
             case 'reward-inverted': {
               const { candidate, stored, loss } = await s.rewardInverted.round(params, toTokenSamples(params.samples, s.tokenizer));

@@ -14,9 +14,17 @@ from .trainer import TorchTrainer
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="gatelab_torch")
-    parser.add_argument("--dtype", choices=["auto", "fp32", "bf16"], default="auto",
-                        help="the base weights' dtype: auto = bf16 on a GPU that has it, fp32 on the CPU (LoRA and AdamW stay fp32)")
-    parser.add_argument("--gradient-checkpointing", action="store_true", help="recompute activations in backward (less memory, more time)")
+    parser.add_argument(
+        "--dtype",
+        choices=["auto", "fp32", "bf16"],
+        default="auto",
+        help="the base weights' dtype: auto = bf16 on a GPU that has it, fp32 on the CPU (LoRA and AdamW stay fp32)",
+    )
+    parser.add_argument(
+        "--gradient-checkpointing",
+        action="store_true",
+        help="recompute activations in backward (less memory, more time)",
+    )
     args = parser.parse_args()
     group = Group()
     try:

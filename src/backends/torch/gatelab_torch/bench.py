@@ -19,8 +19,10 @@ from torch.utils.flop_counter import FlopCounterMode
 from .distributed import Group
 from .trainer import TorchTrainer
 
-PASSAGE = ("Tom has 12 apples. He gives 5 to Anna, so 12 - 5 = 7 apples are left. Then he buys 3 bags of 4 apples, "
-           "which is 3 * 4 = 12 more, and 7 + 12 = 19. So Tom has 19 apples in the end. ")
+PASSAGE = (
+    "Tom has 12 apples. He gives 5 to Anna, so 12 - 5 = 7 apples are left. Then he buys 3 bags of 4 apples, "
+    "which is 3 * 4 = 12 more, and 7 + 12 = 19. So Tom has 19 apples in the end. "
+)
 
 
 def matmul_peak(device: torch.device, n: int = 1024, seconds: float = 2.0) -> float:
@@ -43,11 +45,22 @@ def samples(tok, count: int, response_tokens: int) -> list[dict]:
     text_ids = tok(PASSAGE * 8)["input_ids"]
     out = []
     for i in range(count):
-        ids = text_ids[i: i + response_tokens - 1] + [tok.eos_token_id]
-        s = {"sessionId": f"bench/session-{i}", "turn": 0,
-             "messages": [{"role": "user", "content": f"Homework {i}: Tom has 12 apples and gives 5 away, then buys 3 bags of 4. How many?"}],
-             "responseIds": ids, "logprobs": [-1.0] * len(ids), "topIds": [[t, 11, 12, 13] for t in ids],
-             "topLogprobs": [[-1.0, -2.0, -3.0, -4.0]] * len(ids), "reward": 1.0 if i % 2 == 0 else -1.0}
+        ids = text_ids[i : i + response_tokens - 1] + [tok.eos_token_id]
+        s = {
+            "sessionId": f"bench/session-{i}",
+            "turn": 0,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": f"Homework {i}: Tom has 12 apples and gives 5 away, then buys 3 bags of 4. How many?",
+                }
+            ],
+            "responseIds": ids,
+            "logprobs": [-1.0] * len(ids),
+            "topIds": [[t, 11, 12, 13] for t in ids],
+            "topLogprobs": [[-1.0, -2.0, -3.0, -4.0]] * len(ids),
+            "reward": 1.0 if i % 2 == 0 else -1.0,
+        }
         if i % 2 == 1:
             s["hint"] = "Keep every step but write it plainly, no bold."
         out.append(s)
@@ -55,15 +68,35 @@ def samples(tok, count: int, response_tokens: int) -> list[dict]:
 
 
 def main() -> None:
-    model_dir, out_path, n_samples, response_tokens, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    model_dir, out_path, n_samples, response_tokens, steps = (
+        sys.argv[1],
+        sys.argv[2],
+        int(sys.argv[3]),
+        int(sys.argv[4]),
+        int(sys.argv[5]),
+    )
     checkpointing = "--gradient-checkpointing" in sys.argv[6:]
     group = Group()
     trainer = TorchTrainer(group, dtype="auto", gradient_checkpointing=checkpointing)
     import tempfile
+
     store = tempfile.mkdtemp(prefix="gatelab-bench-")
-    trainer.init({"modelDir": model_dir, "baseSha256": "0" * 64, "storeDir": store,
-                  "lora": {"rank": 16, "alpha": 32, "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]},
-                  "objective": {"klCoef": 0.1}, "optimizer": {"lr": 1e-5}, "seed": 1, "maxTokensPerCall": 4096})
+    trainer.init(
+        {
+            "modelDir": model_dir,
+            "baseSha256": "0" * 64,
+            "storeDir": store,
+            "lora": {
+                "rank": 16,
+                "alpha": 32,
+                "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+            },
+            "objective": {"klCoef": 0.1},
+            "optimizer": {"lr": 1e-5},
+            "seed": 1,
+            "maxTokensPerCall": 4096,
+        }
+    )
     t = trainer.trainer
     batch = samples(t.policy.tokenizer, n_samples, response_tokens)
     if steps > 0:
@@ -84,7 +117,9 @@ def main() -> None:
         times.append(time.perf_counter() - t0)
     peak = torch.tensor([matmul_peak(group.device)], dtype=torch.float64, device=group.device)
     group.sum_([peak])  # every rank measured at once: the machine's peak as the step uses it
-    rss = torch.tensor([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0], dtype=torch.float64, device=group.device)
+    rss = torch.tensor(
+        [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0], dtype=torch.float64, device=group.device
+    )
     all_rss = [torch.zeros_like(rss) for _ in range(group.world)]
     if group.world > 1:
         torch.distributed.all_gather(all_rss, rss)
@@ -96,15 +131,24 @@ def main() -> None:
         tokens = sum(len(s["responseIds"]) for s in batch)
         padded = sum(len(t.policy.chat_ids(s["messages"])) + len(s["responseIds"]) for s in batch)
         result = {
-            "processes": group.world, "threadsPerProcess": torch.get_num_threads(), "device": str(group.device),
+            "processes": group.world,
+            "threadsPerProcess": torch.get_num_threads(),
+            "device": str(group.device),
             "gradientCheckpointing": checkpointing,
-            "samples": len(batch), "trainedTokensPerStep": tokens, "sequenceTokensPerStep": padded,
-            "stepSeconds": step_s, "stepSecondsAll": times, "tokensPerSecond": tokens / step_s,
+            "samples": len(batch),
+            "trainedTokensPerStep": tokens,
+            "sequenceTokensPerStep": padded,
+            "stepSeconds": step_s,
+            "stepSecondsAll": times,
+            "tokensPerSecond": tokens / step_s,
             "sequenceTokensPerSecond": padded / step_s,
             "flopsPerStep": None if flops_rank is None else float(flops_rank),
             "achievedFlops": None if flops_rank is None else float(flops_rank) / step_s,
-            "matmulPeakFlops": float(peak), "fractionOfPeak": None if flops_rank is None else float(flops_rank) / step_s / float(peak),
-            "peakRssMiBPerProcess": [float(r) for r in all_rss], "gpuMaxAllocatedMiB": gpu_mem, "loss": report["loss"],
+            "matmulPeakFlops": float(peak),
+            "fractionOfPeak": None if flops_rank is None else float(flops_rank) / step_s / float(peak),
+            "peakRssMiBPerProcess": [float(r) for r in all_rss],
+            "gpuMaxAllocatedMiB": gpu_mem,
+            "loss": report["loss"],
         }
         with open(out_path, "w") as f:
             json.dump(result, f, indent=2)

@@ -47,19 +47,29 @@ def convert(gguf: Path, out: Path) -> None:
     fresh.eval()
     loaded.eval()
 
-    ids = tokenizer.apply_chat_template([{"role": "user", "content": "What is 12 times 7?"}], add_generation_prompt=True, return_tensors="pt", return_dict=True)["input_ids"]
+    ids = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "What is 12 times 7?"}],
+        add_generation_prompt=True,
+        return_tensors="pt",
+        return_dict=True,
+    )["input_ids"]
     with torch.no_grad():
         want = loaded(ids).logits
         got = fresh(ids).logits
     if not torch.equal(want, got):
-        raise SystemExit(f"the converted model's logits differ from the GGUF's (max |diff| {float((want - got).abs().max()):.3e})")
+        raise SystemExit(
+            f"the converted model's logits differ from the GGUF's (max |diff| {float((want - got).abs().max()):.3e})"
+        )
 
     out.mkdir(parents=True, exist_ok=True)
     fresh.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     write_classic_rope_theta(out / "config.json")
-    print(f"converted {gguf.name}: {sum(p.numel() for p in fresh.parameters())} parameters, "
-          f"logits identical on a {ids.shape[1]}-token prompt", file=sys.stderr)
+    print(
+        f"converted {gguf.name}: {sum(p.numel() for p in fresh.parameters())} parameters, "
+        f"logits identical on a {ids.shape[1]}-token prompt",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

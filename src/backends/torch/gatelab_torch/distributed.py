@@ -46,7 +46,7 @@ class Group:
         offset = 0
         for t in tensors:
             n = t.numel()
-            t.copy_(flat[offset: offset + n].view_as(t))
+            t.copy_(flat[offset : offset + n].view_as(t))
             offset += n
 
     def close(self) -> None:

@@ -36,10 +36,15 @@ class Objective:
             # Fail closed: a configured term this trainer cannot apply is refused, never ignored.
             raise ValueError(f"the torch trainer has no entropy term; entropyCoef is {p['entropyCoef']}")
         return Objective(
-            temperature=float(p.get("temperature", 1.0)), clip_low=float(p.get("clipLow", 0.2)),
-            clip_high=float(p.get("clipHigh", 0.28)), log_ratio_clamp=float(p.get("logRatioClamp", 20.0)),
-            w_rl=float(p.get("wRl", 1.0)), w_opd=float(p.get("wOpd", 1.0)), kl_coef=float(p.get("klCoef", 0.0)),
-            opd_advantage_clamp=float(p.get("opdAdvantageClamp", 1.0)), old_logprobs=str(p.get("oldLogprobs", "actor")),
+            temperature=float(p.get("temperature", 1.0)),
+            clip_low=float(p.get("clipLow", 0.2)),
+            clip_high=float(p.get("clipHigh", 0.28)),
+            log_ratio_clamp=float(p.get("logRatioClamp", 20.0)),
+            w_rl=float(p.get("wRl", 1.0)),
+            w_opd=float(p.get("wOpd", 1.0)),
+            kl_coef=float(p.get("klCoef", 0.0)),
+            opd_advantage_clamp=float(p.get("opdAdvantageClamp", 1.0)),
+            old_logprobs=str(p.get("oldLogprobs", "actor")),
         )
 
 
@@ -55,8 +60,16 @@ class TermSums:
     kl: torch.Tensor
 
 
-def sample_terms(stats: TokenStats, *, valid: list[bool], reward: float, old: list[float], old_top: list[list[float]],
-                 teacher_top: torch.Tensor | None, o: Objective) -> TermSums:
+def sample_terms(
+    stats: TokenStats,
+    *,
+    valid: list[bool],
+    reward: float,
+    old: list[float],
+    old_top: list[list[float]],
+    teacher_top: torch.Tensor | None,
+    o: Objective,
+) -> TermSums:
     """Sums over one sample's valid positions. stats: the policy's log-probs at the sampled and the top-K ids (with
     grad) and, when the KL term is on, its per-position KL to the base; teacher_top: [n, K] or None (no OPD)."""
     lp_y, lp_top = stats.sampled, stats.top

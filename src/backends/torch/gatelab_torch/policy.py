@@ -61,8 +61,17 @@ def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
 
 
 class Policy:
-    def __init__(self, model_dir: str, lora: LoraSettings, *, device: torch.device, dtype: torch.dtype,
-                 gradient_checkpointing: bool = False, model: torch.nn.Module | None = None, tokenizer=None) -> None:
+    def __init__(
+        self,
+        model_dir: str,
+        lora: LoraSettings,
+        *,
+        device: torch.device,
+        dtype: torch.dtype,
+        gradient_checkpointing: bool = False,
+        model: torch.nn.Module | None = None,
+        tokenizer=None,
+    ) -> None:
         self.model_dir = model_dir
         self.lora = lora
         self.device = device
@@ -73,8 +82,16 @@ class Policy:
         base.to(device)
         for p in base.parameters():
             p.requires_grad_(False)
-        config = LoraConfig(r=lora.rank, lora_alpha=lora.alpha, target_modules=list(lora.targets), lora_dropout=0.0,
-                            bias="none", use_rslora=False, use_dora=False, task_type="CAUSAL_LM")
+        config = LoraConfig(
+            r=lora.rank,
+            lora_alpha=lora.alpha,
+            target_modules=list(lora.targets),
+            lora_dropout=0.0,
+            bias="none",
+            use_rslora=False,
+            use_dora=False,
+            task_type="CAUSAL_LM",
+        )
         # autocast_adapter_dtype (peft's default) keeps the LoRA factors in fp32 under a bf16 base.
         self.model = get_peft_model(base, config)
         self.model.eval()  # no dropout anywhere: the objective is deterministic
@@ -91,7 +108,9 @@ class Policy:
         self.vocab_size = int(self.causal_lm.get_output_embeddings().weight.shape[0])
         self.max_positions = getattr(self.causal_lm.config, "max_position_embeddings", None)
         # Stable order: the optimizer's state and the checkpoints index parameters by position.
-        self.named_lora = sorted(((n, p) for n, p in self.model.named_parameters() if p.requires_grad), key=lambda x: x[0])
+        self.named_lora = sorted(
+            ((n, p) for n, p in self.model.named_parameters() if p.requires_grad), key=lambda x: x[0]
+        )
         if not self.named_lora:
             raise ValueError(f"no LoRA parameter: none of {list(lora.targets)} is in {model_dir}")
 
@@ -137,9 +156,13 @@ class Policy:
         for i, r in enumerate(rows):
             ids[i, : lengths[i]] = torch.tensor(list(r.prompt_ids) + list(r.response_ids), dtype=torch.long)
             mask[i, : lengths[i]] = 1
-        hidden = self.causal_lm.get_decoder()(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).last_hidden_state
+        hidden = self.causal_lm.get_decoder()(
+            input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+        ).last_hidden_state
         rows_idx = torch.cat([torch.full((len(r.response_ids),), i, dtype=torch.long) for i, r in enumerate(rows)])
-        cols_idx = torch.cat([torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows])
+        cols_idx = torch.cat(
+            [torch.arange(len(r.prompt_ids) - 1, len(r.prompt_ids) - 1 + len(r.response_ids)) for r in rows]
+        )
         return hidden[rows_idx.to(self.device), cols_idx.to(self.device)]
 
     def _logp(self, hidden: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -149,7 +172,9 @@ class Policy:
         if hidden.dtype == torch.float32:
             logits = head(hidden)
         else:
-            logits = torch.nn.functional.linear(hidden.float(), head.weight.float(), None if head.bias is None else head.bias.float())
+            logits = torch.nn.functional.linear(
+                hidden.float(), head.weight.float(), None if head.bias is None else head.bias.float()
+            )
         return torch.log_softmax(logits / temperature, dim=-1)
 
     def response_logprobs(self, rows: Sequence[Sequence_], temperature: float, *, adapter: bool) -> list[torch.Tensor]:
@@ -162,8 +187,16 @@ class Policy:
                 logp = self._logp(self._response_hidden(rows), temperature)
         return list(torch.split(logp, [len(r.response_ids) for r in rows]))
 
-    def response_token_stats(self, rows: Sequence[Sequence_], temperature: float, top_ids: Sequence[Sequence[Sequence[int]]], *,
-                             adapter: bool, kl_to_base: bool = False, chunk: int = LOGIT_CHUNK_POSITIONS) -> list[TokenStats]:
+    def response_token_stats(
+        self,
+        rows: Sequence[Sequence_],
+        temperature: float,
+        top_ids: Sequence[Sequence[Sequence[int]]],
+        *,
+        adapter: bool,
+        kl_to_base: bool = False,
+        chunk: int = LOGIT_CHUNK_POSITIONS,
+    ) -> list[TokenStats]:
         """Per row, what the objective reads at each response position: the sampled token's log-prob, the log-probs
         at the given top ids and, with kl_to_base, the exact KL(policy ‖ base) over the vocabulary.
 
@@ -188,18 +221,27 @@ class Policy:
         at = 0
         for row, k in zip(top_ids, widths):
             if k > 0:
-                tops[at: at + len(row), :k] = torch.tensor([list(r) for r in row], dtype=torch.long)
+                tops[at : at + len(row), :k] = torch.tensor([list(r) for r in row], dtype=torch.long)
             at += len(row)
         tops = tops.to(dev)
 
         def stats_of(h: torch.Tensor, base_h: torch.Tensor | None, y: torch.Tensor, top: torch.Tensor):
             logp = self._logp(h, temperature)
-            kl = (logp.exp() * (logp - self._logp(base_h, temperature))).sum(-1) if base_h is not None else logp.new_zeros(len(y))
+            kl = (
+                (logp.exp() * (logp - self._logp(base_h, temperature))).sum(-1)
+                if base_h is not None
+                else logp.new_zeros(len(y))
+            )
             return logp.gather(1, y[:, None])[:, 0], logp.gather(1, top), kl
 
         parts = []
         for at in range(0, hidden.shape[0], chunk):
-            piece = (hidden[at: at + chunk], None if base_hidden is None else base_hidden[at: at + chunk], sampled_ids[at: at + chunk], tops[at: at + chunk])
+            piece = (
+                hidden[at : at + chunk],
+                None if base_hidden is None else base_hidden[at : at + chunk],
+                sampled_ids[at : at + chunk],
+                tops[at : at + chunk],
+            )
             if hidden.requires_grad:
                 parts.append(torch.utils.checkpoint.checkpoint(stats_of, *piece, use_reentrant=False))
             else:
@@ -207,5 +249,7 @@ class Policy:
                     parts.append(stats_of(*piece))
         sampled, top, kl = (torch.cat([p[i] for p in parts]) for i in range(3))
         sizes = [len(r.response_ids) for r in rows]
-        return [TokenStats(sampled=a, top=b[:, :k], kl=c if kl_to_base else None)
-                for a, b, c, k in zip(torch.split(sampled, sizes), torch.split(top, sizes), torch.split(kl, sizes), widths)]
+        return [
+            TokenStats(sampled=a, top=b[:, :k], kl=c if kl_to_base else None)
+            for a, b, c, k in zip(torch.split(sampled, sizes), torch.split(top, sizes), torch.split(kl, sizes), widths)
+        ]

@@ -11,8 +11,18 @@ from typing import Any
 from .errors import bad_input
 
 SAMPLE_KEYS = {
-    "sessionId", "turn", "messages", "hint", "promptIds", "responseIds", "logprobs",
-    "topIds", "topLogprobs", "forced", "reward", "teacherTopLogprobs",
+    "sessionId",
+    "turn",
+    "messages",
+    "hint",
+    "promptIds",
+    "responseIds",
+    "logprobs",
+    "topIds",
+    "topLogprobs",
+    "forced",
+    "reward",
+    "teacherTopLogprobs",
 }
 CHAT_ROLES = {"system", "user", "assistant"}
 # A log-prob is <= 0; the allowance absorbs float32 rounding in the engine (trainSample.ts).
@@ -70,7 +80,12 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
         problems.append("messages must be a non-empty list of chat messages")
     else:
         for i, m in enumerate(messages):
-            if not isinstance(m, dict) or m.get("role") not in CHAT_ROLES or not isinstance(m.get("content"), str) or set(m) - {"role", "content"}:
+            if (
+                not isinstance(m, dict)
+                or m.get("role") not in CHAT_ROLES
+                or not isinstance(m.get("content"), str)
+                or set(m) - {"role", "content"}
+            ):
                 problems.append(f"messages.{i} must be {{role: system|user|assistant, content: string}}")
         if isinstance(messages[-1], dict) and messages[-1].get("role") != "user":
             problems.append("messages must end with the user message the reply answers")
@@ -128,9 +143,13 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
     # The checks across fields (addResponseIssues).
     if response_ok:
         n = len(response)
-        for field, value, ok in (("forced", forced, forced is not None), ("logprobs", s.get("logprobs"), lp_ok),
-                                 ("topIds", top, top_ok), ("topLogprobs", top_lp, top_lp_ok),
-                                 ("teacherTopLogprobs", teacher, teacher is not None and teacher_ok)):
+        for field, value, ok in (
+            ("forced", forced, forced is not None),
+            ("logprobs", s.get("logprobs"), lp_ok),
+            ("topIds", top, top_ok),
+            ("topLogprobs", top_lp, top_lp_ok),
+            ("teacherTopLogprobs", teacher, teacher is not None and teacher_ok),
+        ):
             if ok and len(value) != n:
                 problems.append(f"{field} has {len(value)} entries but responseIds has {n}")
         if top_ok:
@@ -151,7 +170,10 @@ def _sample_problems(s: Any, vocab_size: int | None) -> list[str]:
     if has_hint and teacher is not None:
         problems.append("teacherTopLogprobs give the teacher either as a hint or as teacherTopLogprobs, not both")
     if reward == 0 and not has_hint and teacher is None:
-        problems.append("reward 0 and no teacher: the turn carries no training signal (docs/design.md, How a judged turn trains: it does not train)")
+        problems.append(
+            "reward 0 and no teacher: the turn carries no training signal"
+            " (docs/design.md, How a judged turn trains: it does not train)"
+        )
     return problems
 
 
@@ -167,13 +189,24 @@ def parse_train_batch(raw: Any, vocab_size: int | None = None) -> list[TrainSamp
             problems.extend(f"{_describe(s, index)}: {p}" for p in found)
             continue
         n = len(s["responseIds"])
-        out.append(TrainSample(
-            session_id=s["sessionId"], turn=s["turn"], messages=s["messages"], hint=s.get("hint"),
-            prompt_ids=s.get("promptIds"), response_ids=list(s["responseIds"]), logprobs=[float(v) for v in s["logprobs"]],
-            top_ids=[list(r) for r in s["topIds"]], top_logprobs=[[float(v) for v in r] for r in s["topLogprobs"]],
-            forced=list(s.get("forced") or [False] * n), reward=float(s["reward"]),
-            teacher_top_logprobs=None if s.get("teacherTopLogprobs") is None else [[float(v) for v in r] for r in s["teacherTopLogprobs"]],
-        ))
+        out.append(
+            TrainSample(
+                session_id=s["sessionId"],
+                turn=s["turn"],
+                messages=s["messages"],
+                hint=s.get("hint"),
+                prompt_ids=s.get("promptIds"),
+                response_ids=list(s["responseIds"]),
+                logprobs=[float(v) for v in s["logprobs"]],
+                top_ids=[list(r) for r in s["topIds"]],
+                top_logprobs=[[float(v) for v in r] for r in s["topLogprobs"]],
+                forced=list(s.get("forced") or [False] * n),
+                reward=float(s["reward"]),
+                teacher_top_logprobs=None
+                if s.get("teacherTopLogprobs") is None
+                else [[float(v) for v in r] for r in s["teacherTopLogprobs"]],
+            )
+        )
     if problems:
         shown = "\n  ".join(problems[:8])
         more = f"\n  … and {len(problems) - 8} more" if len(problems) > 8 else ""

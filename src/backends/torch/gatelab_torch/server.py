@@ -97,4 +97,9 @@ def serve(group: Group, trainer: TorchTrainer) -> None:
             try:
                 send(answer)
             except ValueError:  # a NaN in a result: never send invalid JSON
-                send({"id": request["id"], "error": {"code": "step_refused", "message": "the result holds a non-finite number"}})
+                send(
+                    {
+                        "id": request["id"],
+                        "error": {"code": "step_refused", "message": "the result holds a non-finite number"},
+                    }
+                )

@@ -93,11 +93,25 @@ def read_adapter(path: Path) -> dict[str, torch.Tensor]:
 def adapter_config(rank: int, alpha: float, targets: list[str], base_model: str) -> dict:
     """What peft's LoraConfig.save_pretrained writes for a plain LoRA (the keys engines read)."""
     return {
-        "peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": base_model, "revision": None,
-        "r": rank, "lora_alpha": alpha, "target_modules": sorted(targets), "lora_dropout": 0.0, "bias": "none",
-        "fan_in_fan_out": False, "use_rslora": False, "use_dora": False, "init_lora_weights": True,
-        "modules_to_save": None, "layers_to_transform": None, "layers_pattern": None, "rank_pattern": {},
-        "alpha_pattern": {}, "inference_mode": True,
+        "peft_type": "LORA",
+        "task_type": "CAUSAL_LM",
+        "base_model_name_or_path": base_model,
+        "revision": None,
+        "r": rank,
+        "lora_alpha": alpha,
+        "target_modules": sorted(targets),
+        "lora_dropout": 0.0,
+        "bias": "none",
+        "fan_in_fan_out": False,
+        "use_rslora": False,
+        "use_dora": False,
+        "init_lora_weights": True,
+        "modules_to_save": None,
+        "layers_to_transform": None,
+        "layers_pattern": None,
+        "rank_pattern": {},
+        "alpha_pattern": {},
+        "inference_mode": True,
     }
 
 
@@ -114,21 +128,44 @@ class WeightStore:
     def checkpoint_dir(self, version: str) -> Path:
         return self.root / "checkpoints" / version
 
-    def write_candidate(self, *, blob: bytes, step: int, kind: str, note: str | None, base_sha256: str,
-                        sessions: list[str], turns: int, loss: float | None, rank: int, alpha: float,
-                        targets: list[str], base_model: str) -> dict:
+    def write_candidate(
+        self,
+        *,
+        blob: bytes,
+        step: int,
+        kind: str,
+        note: str | None,
+        base_sha256: str,
+        sessions: list[str],
+        turns: int,
+        loss: float | None,
+        rank: int,
+        alpha: float,
+        targets: list[str],
+        base_model: str,
+    ) -> dict:
         sha = sha256_hex(blob)
         version = version_id(step, sha)
         blob_path = self.blob_path(sha)
         if not blob_path.exists():
             write_atomic(blob_path, blob)
         vdir = self.version_dir(version)
-        write_atomic(vdir / "adapter_config.json", json.dumps(adapter_config(rank, alpha, targets, base_model), indent=2).encode())
+        write_atomic(
+            vdir / "adapter_config.json",
+            json.dumps(adapter_config(rank, alpha, targets, base_model), indent=2).encode(),
+        )
         manifest = {
-            "version": version, "kind": kind, **({"note": note} if note is not None else {}), "blobSha256": sha,
-            "blobBytes": len(blob), "baseModelSha256": base_sha256, "step": step,
-            "dataRange": {"sessions": sessions, "turns": turns}, "loss": loss,
-            "lora": {"rank": rank, "alpha": alpha, "targets": targets}, "createdAt": now_iso(),
+            "version": version,
+            "kind": kind,
+            **({"note": note} if note is not None else {}),
+            "blobSha256": sha,
+            "blobBytes": len(blob),
+            "baseModelSha256": base_sha256,
+            "step": step,
+            "dataRange": {"sessions": sessions, "turns": turns},
+            "loss": loss,
+            "lora": {"rank": rank, "alpha": alpha, "targets": targets},
+            "createdAt": now_iso(),
         }
         write_atomic(vdir / "manifest.json", json.dumps(manifest, indent=2).encode())
         return {"version": version, "sha256": sha, "path": str(blob_path), "manifestPath": str(vdir / "manifest.json")}
@@ -143,8 +180,13 @@ class WeightStore:
         torch.save(state, buf)
         data = buf.getvalue()
         write_atomic(folder / CHECKPOINT_STATE, data)
-        manifest = {"version": version, "step": step, "format": CHECKPOINT_FORMAT,
-                    "files": {CHECKPOINT_STATE: {"sha256": sha256_hex(data), "bytes": len(data)}}, "createdAt": now_iso()}
+        manifest = {
+            "version": version,
+            "step": step,
+            "format": CHECKPOINT_FORMAT,
+            "files": {CHECKPOINT_STATE: {"sha256": sha256_hex(data), "bytes": len(data)}},
+            "createdAt": now_iso(),
+        }
         write_atomic(folder / "checkpoint.json", json.dumps(manifest, indent=2).encode())
         return folder
 
@@ -156,7 +198,9 @@ class WeightStore:
             return None
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"checkpoint {version} is in format {manifest.get('format')!r}; this trainer reads {CHECKPOINT_FORMAT}")
+            raise ValueError(
+                f"checkpoint {version} is in format {manifest.get('format')!r}; this trainer reads {CHECKPOINT_FORMAT}"
+            )
         for name, entry in manifest["files"].items():
             data = (folder / name).read_bytes()
             if sha256_hex(data) != entry["sha256"] or len(data) != entry["bytes"]:

@@ -26,7 +26,9 @@ LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 COLLAPSED_LR = 2e-3
 COLLAPSED_MAX_STEPS = 40
 REWARD_INVERTED_LR = 2e-3
-BAD_OBJECTIVE = Objective()  # the reference objective (docs/design.md, The objective): wRl = wOpd = 1, no KL, actor π_old
+BAD_OBJECTIVE = (
+    Objective()
+)  # the reference objective (docs/design.md, The objective): wRl = wOpd = 1, no KL, actor π_old
 
 
 @dataclass
@@ -53,8 +55,13 @@ class Optim:
     @staticmethod
     def from_params(p: dict) -> "Optim":
         betas = p.get("betas", [0.9, 0.98])
-        return Optim(lr=float(p["lr"]), betas=(float(betas[0]), float(betas[1])), eps=float(p.get("eps", 1e-8)),
-                     weight_decay=float(p.get("weightDecay", 0.1)), max_grad_norm=float(p.get("maxGradNorm", 1.0)))
+        return Optim(
+            lr=float(p["lr"]),
+            betas=(float(betas[0]), float(betas[1])),
+            eps=float(p.get("eps", 1e-8)),
+            weight_decay=float(p.get("weightDecay", 0.1)),
+            max_grad_norm=float(p.get("maxGradNorm", 1.0)),
+        )
 
 
 def micro_batches(items: list[Prepared], max_tokens: int) -> list[list[Prepared]]:
@@ -109,7 +116,9 @@ class LoraTrainer:
         return {
             "adapter": {n: p.detach().to("cpu", torch.float32).clone() for n, p in self.policy.named_lora},
             "optimizer": copy.deepcopy(self.optimizer.state_dict()),
-            "step": self.step_count, "sessions": list(self.sessions), "turns": self.turns,
+            "step": self.step_count,
+            "sessions": list(self.sessions),
+            "turns": self.turns,
         }
 
     def load_state(self, state: dict) -> None:
@@ -130,12 +139,18 @@ class LoraTrainer:
         return {n.replace(".default.weight", ".weight"): p.detach() for n, p in self.policy.named_lora}
 
     def load_peft_tensors(self, tensors: dict[str, torch.Tensor]) -> None:
-        self.load_adapter_params({n: tensors[n.replace(".default.weight", ".weight")] for n, _ in self.policy.named_lora
-                                  if n.replace(".default.weight", ".weight") in tensors})
+        self.load_adapter_params(
+            {
+                n: tensors[n.replace(".default.weight", ".weight")]
+                for n, _ in self.policy.named_lora
+                if n.replace(".default.weight", ".weight") in tensors
+            }
+        )
 
     def written_update_norm(self, dtype: str) -> float:
         """‖Σ (alpha/r)·B·A‖_F summed over modules, of the adapter as it would be written (the gate's bound)."""
         from .store import DTYPES
+
         tensors = self.peft_tensors()
         squared = 0.0
         for name, a in tensors.items():
@@ -160,13 +175,17 @@ class LoraTrainer:
             except ValueError as error:
                 raise bad_input(f"sample {i} (session {s.session_id}, turn {s.turn}): messages {error}") from error
             if any(v >= self.policy.vocab_size for v in prompt):
-                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): promptIds has a token id "
-                                f">= the model's vocabulary size {self.policy.vocab_size}")
+                problems.append(
+                    f"sample {i} (session {s.session_id}, turn {s.turn}): promptIds has a token id "
+                    f">= the model's vocabulary size {self.policy.vocab_size}"
+                )
             longest = max(len(prompt), len(teacher or [])) + len(s.response_ids)
             if self.policy.max_positions is not None and longest > self.policy.max_positions:
-                problems.append(f"sample {i} (session {s.session_id}, turn {s.turn}): "
-                                f"responseIds make a sequence of {longest} tokens, "
-                                f"past the model's max_position_embeddings {self.policy.max_positions}")
+                problems.append(
+                    f"sample {i} (session {s.session_id}, turn {s.turn}): "
+                    f"responseIds make a sequence of {longest} tokens, "
+                    f"past the model's max_position_embeddings {self.policy.max_positions}"
+                )
             out.append(Prepared(s, prompt, teacher))
         if problems:
             raise bad_input("the training batch was refused, no candidate produced:\n  " + "\n  ".join(problems[:8]))
@@ -175,7 +194,7 @@ class LoraTrainer:
     def _accumulate(self, batch: list[Prepared], total_valid: int, objective: Objective) -> torch.Tensor:
         """Backward of this rank's share; returns [pg, opd, kl] sums (this rank's)."""
         sums = torch.zeros(3, dtype=torch.float64, device=self.policy.device)
-        mine = batch[self.group.rank:: self.group.world]
+        mine = batch[self.group.rank :: self.group.world]
         o = objective
         for group in micro_batches(mine, self.max_tokens):
             rows = [Sequence_(p.prompt_ids, p.sample.response_ids) for p in group]
@@ -183,19 +202,31 @@ class LoraTrainer:
             hinted = [(i, p) for i, p in enumerate(group) if p.teacher_prompt_ids is not None]
             if hinted:
                 t_rows = [Sequence_(p.teacher_prompt_ids, p.sample.response_ids) for _, p in hinted]
-                t_stats = self.policy.response_token_stats(t_rows, o.temperature, [p.sample.top_ids for _, p in hinted], adapter=False)
+                t_stats = self.policy.response_token_stats(
+                    t_rows, o.temperature, [p.sample.top_ids for _, p in hinted], adapter=False
+                )
                 for (i, _), stats in zip(hinted, t_stats):
                     teachers[i] = stats.top
             for i, p in enumerate(group):
                 if p.sample.teacher_top_logprobs is not None:
-                    teachers[i] = torch.tensor(p.sample.teacher_top_logprobs, dtype=torch.float32, device=self.policy.device)
-            policy_stats = self.policy.response_token_stats(rows, o.temperature, [p.sample.top_ids for p in group], adapter=True,
-                                                            kl_to_base=o.kl_coef > 0)
+                    teachers[i] = torch.tensor(
+                        p.sample.teacher_top_logprobs, dtype=torch.float32, device=self.policy.device
+                    )
+            policy_stats = self.policy.response_token_stats(
+                rows, o.temperature, [p.sample.top_ids for p in group], adapter=True, kl_to_base=o.kl_coef > 0
+            )
             part = policy_stats[0].sampled.new_zeros(())
             for i, (p, stats) in enumerate(zip(group, policy_stats)):
                 s = p.sample
-                terms = sample_terms(stats, valid=[not f for f in s.forced], reward=s.reward, old=s.logprobs,
-                                     old_top=s.top_logprobs, teacher_top=teachers.get(i), o=o)
+                terms = sample_terms(
+                    stats,
+                    valid=[not f for f in s.forced],
+                    reward=s.reward,
+                    old=s.logprobs,
+                    old_top=s.top_logprobs,
+                    teacher_top=teachers.get(i),
+                    o=o,
+                )
                 part = part + o.w_rl * terms.pg + o.w_opd * terms.opd + o.kl_coef * terms.kl
                 sums += torch.stack([terms.pg.detach(), terms.opd.detach(), terms.kl.detach()]).to(torch.float64)
             (part / total_valid).backward()
@@ -214,12 +245,17 @@ class LoraTrainer:
         self.group.sum_([p.grad for p in params] + [sums])
         pg, opd, kl = (float(v) / total_valid for v in sums)
         loss = o.w_rl * pg + o.w_opd * opd + o.kl_coef * kl
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(params, self.optim_cfg.max_grad_norm, error_if_nonfinite=False))
+        grad_norm = float(
+            torch.nn.utils.clip_grad_norm_(params, self.optim_cfg.max_grad_norm, error_if_nonfinite=False)
+        )
         if not math.isfinite(loss) or not math.isfinite(grad_norm):
             for p in params:
                 p.grad = None
-            raise TrainerError("step_refused", f"non-finite {'loss' if not math.isfinite(loss) else 'gradient'} "
-                                               f"({loss}, grad norm {grad_norm}): the adapter is unchanged, nothing stored")
+            raise TrainerError(
+                "step_refused",
+                f"non-finite {'loss' if not math.isfinite(loss) else 'gradient'} "
+                f"({loss}, grad norm {grad_norm}): the adapter is unchanged, nothing stored",
+            )
         before = [p.detach().clone() for p in params]
         saved_optimizer = copy.deepcopy(self.optimizer.state_dict())
         for g in self.optimizer.param_groups:
@@ -241,9 +277,20 @@ class LoraTrainer:
         self.turns += len(samples)
         seconds = time.perf_counter() - started
         return {
-            "step": self.step_count, "samples": len(samples), "tokens": total_valid, "loss": loss, "pg": pg, "opd": opd,
-            "kl": kl, "klCoef": o.kl_coef, "gradNorm": grad_norm, "clipped": grad_norm > self.optim_cfg.max_grad_norm,
-            "lr": lr, "updateNorm": update, "seconds": seconds, "tokensPerSecond": total_valid / seconds if seconds > 0 else 0.0,
+            "step": self.step_count,
+            "samples": len(samples),
+            "tokens": total_valid,
+            "loss": loss,
+            "pg": pg,
+            "opd": opd,
+            "kl": kl,
+            "klCoef": o.kl_coef,
+            "gradNorm": grad_norm,
+            "clipped": grad_norm > self.optim_cfg.max_grad_norm,
+            "lr": lr,
+            "updateNorm": update,
+            "seconds": seconds,
+            "tokensPerSecond": total_valid / seconds if seconds > 0 else 0.0,
             "sessionRange": [s.session_id for s in samples],
         }
 
@@ -270,30 +317,62 @@ class TorchTrainer:
         for t in lora_p["targets"]:
             if t not in LORA_TARGETS:
                 raise bad_request(f"lora.targets: unknown target module {t!r}")
-        lora = LoraSettings(rank=int(lora_p["rank"]), alpha=lora_p["alpha"], targets=tuple(lora_p["targets"]), dtype=lora_p.get("dtype", "F32"))
+        lora = LoraSettings(
+            rank=int(lora_p["rank"]),
+            alpha=lora_p["alpha"],
+            targets=tuple(lora_p["targets"]),
+            dtype=lora_p.get("dtype", "F32"),
+        )
         try:
             objective = Objective.from_params(params.get("objective") or {})
         except ValueError as error:
             raise bad_request(str(error)) from error
         if policy is None:
             device = self.group.device
-            policy = Policy(params["modelDir"], lora, device=device, dtype=resolve_dtype(self.dtype_name, device),
-                            gradient_checkpointing=self.gradient_checkpointing)
-        self.trainer = LoraTrainer(policy, self.group, objective, Optim.from_params(params["optimizer"]),
-                                   int(params.get("maxTokensPerCall") or DEFAULT_MAX_TOKENS_PER_CALL))
+            policy = Policy(
+                params["modelDir"],
+                lora,
+                device=device,
+                dtype=resolve_dtype(self.dtype_name, device),
+                gradient_checkpointing=self.gradient_checkpointing,
+            )
+        self.trainer = LoraTrainer(
+            policy,
+            self.group,
+            objective,
+            Optim.from_params(params["optimizer"]),
+            int(params.get("maxTokensPerCall") or DEFAULT_MAX_TOKENS_PER_CALL),
+        )
         self.trainer.reset(int(params["seed"]))
         self.init_params = params
         self.store = WeightStore(params["storeDir"])
-        return {"baseSha256": params["baseSha256"], "parameterCount": sum(p.numel() for p in policy.parameters), "step": 0}
+        return {
+            "baseSha256": params["baseSha256"],
+            "parameterCount": sum(p.numel() for p in policy.parameters),
+            "step": 0,
+        }
 
-    def _write(self, store: WeightStore, kind: str, loss: float | None, note: str | None = None, checkpoint: bool = False) -> dict:
+    def _write(
+        self, store: WeightStore, kind: str, loss: float | None, note: str | None = None, checkpoint: bool = False
+    ) -> dict:
         t = self._ready()
         p = self.init_params
         lora = t.policy.lora
         blob = adapter_bytes(t.peft_tensors(), lora.rank, lora.alpha, lora.dtype)
-        ref = store.write_candidate(blob=blob, step=t.step_count, kind=kind, note=note, base_sha256=p["baseSha256"],
-                                    sessions=t.sessions, turns=t.turns, loss=loss, rank=lora.rank, alpha=lora.alpha,
-                                    targets=list(lora.targets), base_model=p["modelDir"])
+        ref = store.write_candidate(
+            blob=blob,
+            step=t.step_count,
+            kind=kind,
+            note=note,
+            base_sha256=p["baseSha256"],
+            sessions=t.sessions,
+            turns=t.turns,
+            loss=loss,
+            rank=lora.rank,
+            alpha=lora.alpha,
+            targets=list(lora.targets),
+            base_model=p["modelDir"],
+        )
         if checkpoint:
             ref["checkpointDir"] = str(store.write_checkpoint(ref["version"], t.step_count, t.state()))
         return ref
@@ -326,7 +405,8 @@ class TorchTrainer:
         t.sessions, t.turns = list(manifest["dataRange"]["sessions"]), int(manifest["dataRange"]["turns"])
         return {"step": t.step_count, "restored": "adapter"}
 
-    # ---- bad candidates (docs/design.md, Injected bad candidates): a detour that leaves the run's adapter and optimizer as they were
+    # ---- bad candidates (docs/design.md, Injected bad candidates): a detour that leaves
+    # the run's adapter and optimizer as they were
 
     def bad_candidate(self, params: dict) -> dict:
         t = self._ready()
@@ -345,8 +425,19 @@ class TorchTrainer:
 
     def _collapsed(self, t: LoraTrainer, params: dict) -> dict:
         end = t.policy.end_of_turn_id()
-        samples = [{"sessionId": f"collapse-{i}", "turn": 0, "messages": m, "responseIds": [end], "logprobs": [0.0],
-                    "topIds": [[end]], "topLogprobs": [[0.0]], "reward": 1.0} for i, m in enumerate(params["prompts"])]
+        samples = [
+            {
+                "sessionId": f"collapse-{i}",
+                "turn": 0,
+                "messages": m,
+                "responseIds": [end],
+                "logprobs": [0.0],
+                "topIds": [[end]],
+                "topLogprobs": [[0.0]],
+                "reward": 1.0,
+            }
+            for i, m in enumerate(params["prompts"])
+        ]
         t.reset(int(params["seed"]), COLLAPSED_LR)
         # The samples' old log-probs are the target (π(end) = 1): the ratio must read them as given.
         objective = Objective(old_logprobs="rollout")
@@ -361,10 +452,16 @@ class TorchTrainer:
                 break
         t.load_state(kept)
         ref = self._write(self.store, "injected", loss, params["note"]) if self.group.leader else {}
-        return {"stored": True, "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")}, "manifestPath": ref.get("manifestPath"), "loss": loss}
+        return {
+            "stored": True,
+            "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")},
+            "manifestPath": ref.get("manifestPath"),
+            "loss": loss,
+        }
 
     def _reward_inverted(self, t: LoraTrainer, params: dict) -> dict:
         import shutil
+
         seed, round_, rounds = int(params["seed"]), int(params["round"]), int(params["rounds"])
         if round_ > rounds:
             raise bad_request(f"round {round_} of {rounds}")
@@ -375,16 +472,27 @@ class TorchTrainer:
             t.reset(seed, REWARD_INVERTED_LR)
         else:
             if self.bad_rounds is None or self.bad_rounds["seed"] != seed or self.bad_rounds["round"] != round_ - 1:
-                raise bad_request(f"reward-inverted: round {round_} does not follow round "
-                                  f"{0 if self.bad_rounds is None else self.bad_rounds['round']} of this injection")
+                raise bad_request(
+                    f"reward-inverted: round {round_} does not follow round "
+                    f"{0 if self.bad_rounds is None else self.bad_rounds['round']} of this injection"
+                )
             t.load_state(self.bad_rounds["state"])
         report = t.step(params["samples"], REWARD_INVERTED_LR, BAD_OBJECTIVE)
         if round_ < rounds:
             self.bad_rounds = {"seed": seed, "round": round_, "state": t.state()}
             ref = self._write(scratch, "trainer", report["loss"]) if self.group.leader else {}
-            return {"stored": False, "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")}, "loss": report["loss"]}
+            return {
+                "stored": False,
+                "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")},
+                "loss": report["loss"],
+            }
         self.bad_rounds = None
         ref = self._write(self.store, "injected", report["loss"], params["note"]) if self.group.leader else {}
         if self.group.leader:
             shutil.rmtree(scratch.root, ignore_errors=True)
-        return {"stored": True, "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")}, "manifestPath": ref.get("manifestPath"), "loss": report["loss"]}
+        return {
+            "stored": True,
+            "adapter": {k: ref.get(k) for k in ("version", "sha256", "path")},
+            "manifestPath": ref.get("manifestPath"),
+            "loss": report["loss"],
+        }

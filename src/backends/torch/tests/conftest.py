@@ -17,7 +17,15 @@ sys.path.insert(0, str(HERE.parent))
 
 GOLDEN = ROOT / "tests" / "golden" / "trainer-golden.json"
 TINY_CONFIG = ROOT / "tests" / "golden" / "tiny-config.json"
-MODULE_GROUP = {"q": "self_attn", "k": "self_attn", "v": "self_attn", "o": "self_attn", "gate": "mlp", "up": "mlp", "down": "mlp"}
+MODULE_GROUP = {
+    "q": "self_attn",
+    "k": "self_attn",
+    "v": "self_attn",
+    "o": "self_attn",
+    "gate": "mlp",
+    "up": "mlp",
+    "down": "mlp",
+}
 
 
 def gatelab_home() -> Path:
@@ -43,9 +51,13 @@ def tiny_model(golden: dict, dtype=torch.float32):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     cfg = json.loads(TINY_CONFIG.read_text())
-    config = LlamaConfig(**{k: v for k, v in cfg.items() if k not in ("architectures", "model_type")}, attn_implementation="eager")
+    config = LlamaConfig(
+        **{k: v for k, v in cfg.items() if k not in ("architectures", "model_type")}, attn_implementation="eager"
+    )
     model = LlamaForCausalLM(config).to(dtype)
-    state = {k: torch.tensor(v["data"], dtype=torch.float64).view(v["shape"]).to(dtype) for k, v in golden["base"].items()}
+    state = {
+        k: torch.tensor(v["data"], dtype=torch.float64).view(v["shape"]).to(dtype) for k, v in golden["base"].items()
+    }
     missing, unexpected = model.load_state_dict(state, strict=False)
     assert not unexpected, unexpected
     assert set(missing) <= {"lm_head.weight"}, missing  # tied to the embeddings
@@ -70,10 +82,27 @@ def tiny_dir(golden, tmp_path_factory) -> Path:
 
 def tiny_init(tiny_dir: Path, store: Path, **over) -> dict:
     params = {
-        "modelDir": str(tiny_dir), "baseSha256": "ab" * 32, "storeDir": str(store),
-        "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], "dtype": "F32"},
-        "objective": {"temperature": 1, "clipLow": 0.2, "clipHigh": 0.28, "logRatioClamp": 20, "wRl": 1, "wOpd": 1, "klCoef": 0.05,
-                      "opdAdvantageClamp": 1, "entropyCoef": 0, "oldLogprobs": "rollout"},
+        "modelDir": str(tiny_dir),
+        "baseSha256": "ab" * 32,
+        "storeDir": str(store),
+        "lora": {
+            "rank": 4,
+            "alpha": 8,
+            "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+            "dtype": "F32",
+        },
+        "objective": {
+            "temperature": 1,
+            "clipLow": 0.2,
+            "clipHigh": 0.28,
+            "logRatioClamp": 20,
+            "wRl": 1,
+            "wOpd": 1,
+            "klCoef": 0.05,
+            "opdAdvantageClamp": 1,
+            "entropyCoef": 0,
+            "oldLogprobs": "rollout",
+        },
         "optimizer": {"lr": 0.01, "betas": [0.9, 0.98], "eps": 1e-8, "weightDecay": 0.1, "maxGradNorm": 1.0},
         "seed": 7,
     }
@@ -86,7 +115,9 @@ def tiny_samples(golden: dict) -> list[dict]:
     as teacherTopLogprobs."""
     out = []
     for s, fb in zip(golden["samples"], golden["expected"]["frozenBase"]):
-        sample = json.loads(json.dumps({k: v for k, v in s.items() if k != "hintedPromptIds"}))  # a deep copy: tests mutate it
+        sample = json.loads(
+            json.dumps({k: v for k, v in s.items() if k != "hintedPromptIds"})
+        )  # a deep copy: tests mutate it
         sample["messages"] = [{"role": "user", "content": "tiny"}]
         if fb["teacherTopLogprobs"] is not None:
             sample["teacherTopLogprobs"] = fb["teacherTopLogprobs"]

@@ -27,15 +27,43 @@ TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down
 
 def golden_trainer(golden: dict, dtype=torch.float32, gradient_checkpointing: bool = False) -> LoraTrainer:
     lora = LoraSettings(rank=golden["lora"]["rank"], alpha=golden["lora"]["alpha"], targets=TARGETS, dtype="F32")
-    policy = Policy("golden-tiny", lora, device=torch.device("cpu"), dtype=dtype, model=tiny_model(golden, dtype),
-                    gradient_checkpointing=gradient_checkpointing)
+    policy = Policy(
+        "golden-tiny",
+        lora,
+        device=torch.device("cpu"),
+        dtype=dtype,
+        model=tiny_model(golden, dtype),
+        gradient_checkpointing=gradient_checkpointing,
+    )
     o = golden["objective"]
-    objective = Objective(temperature=o["temperature"], clip_low=o["clipLow"], clip_high=o["clipHigh"], w_rl=o["wRl"],
-                          w_opd=o["wOpd"], kl_coef=o["klCoef"], opd_advantage_clamp=o["opdAdvantageClamp"], old_logprobs="rollout")
+    objective = Objective(
+        temperature=o["temperature"],
+        clip_low=o["clipLow"],
+        clip_high=o["clipHigh"],
+        w_rl=o["wRl"],
+        w_opd=o["wOpd"],
+        kl_coef=o["klCoef"],
+        opd_advantage_clamp=o["opdAdvantageClamp"],
+        old_logprobs="rollout",
+    )
     opt = golden["optimizer"]
-    trainer = LoraTrainer(policy, Group(), objective, Optim(lr=opt["lr"], betas=tuple(opt["betas"]), eps=opt["eps"],
-                                                             weight_decay=opt["weightDecay"], max_grad_norm=opt["maxGradNorm"]), 64)
-    adapter = {peft_param_name(k): torch.tensor(v["data"], dtype=torch.float64).view(v["shape"]) for k, v in golden["adapter"].items()}
+    trainer = LoraTrainer(
+        policy,
+        Group(),
+        objective,
+        Optim(
+            lr=opt["lr"],
+            betas=tuple(opt["betas"]),
+            eps=opt["eps"],
+            weight_decay=opt["weightDecay"],
+            max_grad_norm=opt["maxGradNorm"],
+        ),
+        64,
+    )
+    adapter = {
+        peft_param_name(k): torch.tensor(v["data"], dtype=torch.float64).view(v["shape"])
+        for k, v in golden["adapter"].items()
+    }
     trainer.load_adapter_params(adapter)
     return trainer
 
@@ -48,7 +76,9 @@ def golden_samples(golden: dict, trainer: LoraTrainer) -> list[dict]:
         sample = {k: v for k, v in s.items() if k != "hintedPromptIds"}
         sample["messages"] = [{"role": "user", "content": "(golden: promptIds given)"}]
         if "hintedPromptIds" in s:
-            lp = trainer.policy.response_logprobs([Sequence_(s["hintedPromptIds"], s["responseIds"])], golden["objective"]["temperature"], adapter=False)[0]
+            lp = trainer.policy.response_logprobs(
+                [Sequence_(s["hintedPromptIds"], s["responseIds"])], golden["objective"]["temperature"], adapter=False
+            )[0]
             sample["teacherTopLogprobs"] = lp.gather(1, torch.tensor(s["topIds"])).tolist()
         out.append(sample)
     return out
@@ -69,7 +99,9 @@ def test_frozen_base_scores_match_the_reference(golden):
         base = trainer.policy.response_logprobs([Sequence_(s["promptIds"], s["responseIds"])], temp, adapter=False)[0]
         assert rel_err(base, torch.tensor(fb["baseLogprobs"])) < REL
         if fb["teacherTopLogprobs"] is not None:
-            t = trainer.policy.response_logprobs([Sequence_(s["hintedPromptIds"], s["responseIds"])], temp, adapter=False)[0]
+            t = trainer.policy.response_logprobs(
+                [Sequence_(s["hintedPromptIds"], s["responseIds"])], temp, adapter=False
+            )[0]
             assert rel_err(t.gather(1, torch.tensor(s["topIds"])), torch.tensor(fb["teacherTopLogprobs"])) < REL
 
 
@@ -79,6 +111,7 @@ def test_loss_terms_and_lora_gradients_match_the_reference(golden, checkpointing
     assert trainer.policy.causal_lm.is_gradient_checkpointing == checkpointing
     samples = golden_samples(golden, trainer)
     from gatelab_torch.samples import parse_train_batch
+
     batch = trainer.prepare(parse_train_batch(samples))
     total = sum(p.sample.valid_tokens for p in batch)
     exp = golden["expected"]
@@ -135,7 +168,13 @@ def test_logits_in_chunks_give_the_whole_vocabularys_values_and_gradients(golden
         base = policy.response_logprobs(rows, temp, adapter=False)
     want = []
     for lp, b, r, t in zip(whole, base, rows, tops):
-        want.append((lp.gather(1, torch.tensor(r.response_ids)[:, None])[:, 0], lp.gather(1, torch.tensor(t)), (lp.exp() * (lp - b)).sum(-1)))
+        want.append(
+            (
+                lp.gather(1, torch.tensor(r.response_ids)[:, None])[:, 0],
+                lp.gather(1, torch.tensor(t)),
+                (lp.exp() * (lp - b)).sum(-1),
+            )
+        )
     want_grads = grads_of(sum(a.sum() + 0.5 * k.sum() + 2.0 * c.sum() for a, k, c in want))
 
     chunked = policy.response_token_stats(rows, temp, tops, adapter=True, kl_to_base=True, chunk=4)

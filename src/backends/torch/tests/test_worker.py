@@ -36,19 +36,43 @@ def test_a_step_writes_a_complete_candidate_and_checkpoint(worker, golden, tiny_
     assert report["sessionRange"] == ["golden-0", "golden-1", "golden-2"]
     blob = Path(cand["path"]).read_bytes()
     import hashlib
+
     assert hashlib.sha256(blob).hexdigest() == cand["sha256"]
     assert cand["version"] == f"v1-{cand['sha256'][:8]}"
     manifest = json.loads(Path(cand["manifestPath"]).read_text())
-    assert set(manifest) == {"version", "kind", "blobSha256", "blobBytes", "baseModelSha256", "step", "dataRange", "loss", "lora", "createdAt"}
-    assert manifest["kind"] == "trainer" and manifest["blobBytes"] == len(blob) and manifest["baseModelSha256"] == "ab" * 32
+    assert set(manifest) == {
+        "version",
+        "kind",
+        "blobSha256",
+        "blobBytes",
+        "baseModelSha256",
+        "step",
+        "dataRange",
+        "loss",
+        "lora",
+        "createdAt",
+    }
+    assert (
+        manifest["kind"] == "trainer"
+        and manifest["blobBytes"] == len(blob)
+        and manifest["baseModelSha256"] == "ab" * 32
+    )
     assert manifest["dataRange"] == {"sessions": ["golden-0", "golden-1", "golden-2"], "turns": 3}
-    assert manifest["lora"] == {"rank": 4, "alpha": 8, "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}
+    assert manifest["lora"] == {
+        "rank": 4,
+        "alpha": 8,
+        "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+    }
     tensors = load_file(cand["path"])
     assert len(tensors) == 2 * 7 * 2
     assert tensors["base_model.model.model.layers.1.self_attn.k_proj.lora_A.weight"].shape == (4, 16)
     assert tensors["base_model.model.model.layers.0.mlp.down_proj.lora_B.weight"].shape == (16, 4)
     checkpoint = json.loads((Path(out["checkpointDir"]) / "checkpoint.json").read_text())
-    assert checkpoint["version"] == cand["version"] and checkpoint["step"] == 1 and checkpoint["format"] == "gatelab-torch-trainer/1"
+    assert (
+        checkpoint["version"] == cand["version"]
+        and checkpoint["step"] == 1
+        and checkpoint["format"] == "gatelab-torch-trainer/1"
+    )
     assert not list(tmp_path.rglob("*.tmp"))
 
 
@@ -133,7 +157,12 @@ def float32_order_tolerance(config: dict, samples: list[dict]) -> float:
     Adam's step m̂/(√v̂ + ε) is invariant to a common relative error of the gradient, so after two steps
     the weights and the next step's reports carry at most twice that: 8γ, used for everything below.
     For the golden tiny Llama that is 1.3e-4; the worst drift seen (an AMD EPYC) was 1.1e-5."""
-    h, i, v, layers = config["hidden_size"], config["intermediate_size"], config["vocab_size"], config["num_hidden_layers"]
+    h, i, v, layers = (
+        config["hidden_size"],
+        config["intermediate_size"],
+        config["vocab_size"],
+        config["num_hidden_layers"],
+    )
     tokens = sum(len(s["responseIds"]) for s in samples)
     positions = max(len(s["promptIds"]) + len(s["responseIds"]) for s in samples)
     n = layers * (h + h + positions + h + h + i) + h + h + v + tokens

@@ -18,7 +18,17 @@ import type { ProbeSampler } from '../probeRunner';
 import { ReleaseGate, type ServingSwitch } from '../releaseGate';
 import { sha256Hex, type VerifySettings } from '../verifyCandidate';
 
-export const tinyShape: PolicyShape = { vocabSize: 32, hiddenSize: 8, intermediateSize: 16, numLayers: 1, numHeads: 2, numKvHeads: 2, headDim: 4, maxPositions: 64, tiedEmbeddings: true };
+export const tinyShape: PolicyShape = {
+  vocabSize: 32,
+  hiddenSize: 8,
+  intermediateSize: 16,
+  numLayers: 1,
+  numHeads: 2,
+  numKvHeads: 2,
+  headDim: 4,
+  maxPositions: 64,
+  tiedEmbeddings: true,
+};
 export const tinyLora = { rank: 2, alpha: 4, targets: ['q', 'v'] } as const satisfies LoraSettings;
 export const tinySpec = adapterSpec(tinyShape, tinyLora);
 export const verifySettings: VerifySettings = { spec: tinySpec, lora: { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] }, maxUpdateNorm: 5 };
@@ -52,7 +62,13 @@ export async function newRunDir(): Promise<string> {
 }
 
 /** Writes bytes into the run's store with the recipe's adapter_config.json (or the one given); returns what `stage` needs. */
-export async function storeBlob(runDir: string, bytes: Uint8Array, step: number, claimedSha = sha256Hex(bytes), adapterConfig: object = peftAdapterConfig(tinyLora, 'tiny')) {
+export async function storeBlob(
+  runDir: string,
+  bytes: Uint8Array,
+  step: number,
+  claimedSha = sha256Hex(bytes),
+  adapterConfig: object = peftAdapterConfig(tinyLora, 'tiny'),
+) {
   const actual = sha256Hex(bytes);
   const blob = path.join('weights', 'blobs', `${actual}.safetensors`);
   await writeFile(path.join(runDir, blob), bytes);
@@ -70,7 +86,12 @@ const STYLED = (i: number) => `**Solution**\n1. ${i + 3} + 4 = ${i + 7}\n2. ${i 
 export const behaviours = {
   clean: { text: CLEAN },
   styled: { text: STYLED },
-  wrongGold: { text: (i: number) => CLEAN(i).replace(/is \d+\.$/, 'is 999.').replace(`= ${2 * i + 14}`, '= 1') },
+  wrongGold: {
+    text: (i: number) =>
+      CLEAN(i)
+        .replace(/is \d+\.$/, 'is 999.')
+        .replace(`= ${2 * i + 14}`, '= 1'),
+  },
   empty: { text: () => '' },
   runaway: { text: (i: number) => CLEAN(i), finish: 'length' as const },
   markdownHeavy: { text: (i: number) => `# Answer\n- **step** ${i + 3} + 4 = ${i + 7}\n- **step** ${i + 7} * 2 = ${2 * i + 14}\n\\boxed{${2 * i + 14}}` },
