@@ -18,8 +18,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const isTest = (file: string) =>
-  /\.test(-d)?\.tsx?$/.test(file) || file.includes(`${path.sep}testing${path.sep}`) || file.includes(`${path.sep}test${path.sep}`);
+const isTest = (file: string) => /\.test(-d)?\.tsx?$/.test(file) || file.includes(`${path.sep}testing${path.sep}`);
 
 /** Every module a source text imports, relative ones resolved to absolute paths (without extension). */
 export function importsOf(file: string, text: string): string[] {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServingState } from './servingState';
-import { EngineDouble, gate } from '../surfaces/gateway/test/engineDouble';
+import { EngineDouble, gate } from '../surfaces/gateway/testing/engineDouble';
 
 function blob(content: string, step = 1): { version: string; sha256: string; path: string } {
   const sha256 = createHash('sha256').update(content).digest('hex');

@@ -18,7 +18,7 @@ import {
   ScriptedProbeSampler,
   storeBlob,
   tinySpec,
-} from './test/gateFixtures';
+} from './testing/gateFixtures';
 
 const trainer = (step: number) => ({ kind: 'trainer' as const, step });
 

@@ -24,7 +24,7 @@ import {
   tinyLora,
   tinyShape,
   verifySettings,
-} from './test/gateFixtures';
+} from './testing/gateFixtures';
 import { sha256Hex, verifyCandidateBytes } from './verifyCandidate';
 
 afterAll(removeRunDirs);

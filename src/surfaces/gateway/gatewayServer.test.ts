@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { startGateway, type Gateway } from './gatewayServer';
 import { ServingState } from '../../run/servingState';
-import { EngineDouble, WordTokenizerDouble, gate } from './test/engineDouble';
+import { EngineDouble, WordTokenizerDouble, gate } from './testing/engineDouble';
 import { EngineError } from '../../core/protocols/engineProtocol';
 import type { TurnRecord } from '../../run/turnLog';
 

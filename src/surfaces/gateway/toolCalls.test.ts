@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { startGateway, type Gateway } from './gatewayServer';
 import { ServingState } from '../../run/servingState';
-import { EngineDouble, ToolEngineDouble, WordTokenizerDouble } from './test/engineDouble';
+import { EngineDouble, ToolEngineDouble, WordTokenizerDouble } from './testing/engineDouble';
 import type { TurnRecord } from '../../run/turnLog';
 
 const TOKEN = 'test-token-0123456789abcdef';
