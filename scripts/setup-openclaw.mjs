@@ -29,6 +29,8 @@ const venvPython = windows ? join(venv, 'Scripts', 'python.exe') : join(venv, 'b
 const stamp = join(folder, '.gatelab-pins');
 const unavailable = join(folder, 'UNAVAILABLE');
 const wanted = `${NODE_WHEEL} ${OPENCLAW}`;
+// Where the test finds the pair: Node 24 and OpenClaw's entry point.
+const manifest = join(folder, 'openclaw.json');
 
 /** Records why OpenClaw cannot be installed here and exits 0: it is optional. */
 function unavailableHere(reason) {
@@ -39,11 +41,12 @@ function unavailableHere(reason) {
 }
 
 const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
-if (!process.argv.includes('--force') && have === wanted) {
+if (!process.argv.includes('--force') && have === wanted && existsSync(manifest)) {
   console.log(`setup:openclaw: ${folder} is up to date (${wanted})`);
   process.exit(0);
 }
 rmSync(stamp, { force: true });
+rmSync(manifest, { force: true });
 rmSync(unavailable, { force: true });
 mkdirSync(folder, { recursive: true });
 
@@ -83,7 +86,6 @@ const cli = join(folder, 'node_modules', 'openclaw', 'openclaw.mjs');
 const help = await run(node, [cli, '--version'], { capture: true, env });
 if (help.code !== 0) unavailableHere(`openclaw --version failed: ${help.output.trim()}`);
 
-// Where the test finds the pair: Node 24 and OpenClaw's entry point.
-writeFileSync(join(folder, 'openclaw.json'), `${JSON.stringify({ node, cli, version: help.output.trim() }, null, 2)}\n`);
+writeFileSync(manifest, `${JSON.stringify({ node, cli, version: help.output.trim() }, null, 2)}\n`);
 writeFileSync(stamp, `${wanted}\n`);
 console.log(`\n=== OpenClaw ready: ${help.output.trim()} (${node} ${cli})`);
