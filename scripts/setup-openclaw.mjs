@@ -9,9 +9,10 @@
 // told to allow; the CLI works without them.
 // A stamp holds the pins: a second run is a no-op, a changed pin re-installs.
 // Where Node 24 cannot be had (no Python 3, no wheel for this platform, no
-// network the first time) it writes the reason to UNAVAILABLE_MARKER and
-// exits 0: the e2e test prints that reason and skips, and nothing else in
-// GateLab needs OpenClaw.
+// network the first time) it writes the reason to `UNAVAILABLE` in that folder
+// and exits 0: the e2e test prints that reason and skips, and nothing else in
+// GateLab needs OpenClaw. Once Node 24 runs, a failing npm install is an
+// error (exit 1).
 // Options: --force. Environment: GATELAB_HOME; GATELAB_PYTHON (default python3).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -32,7 +33,13 @@ const wanted = `${NODE_WHEEL} ${OPENCLAW}`;
 // Where the test finds the pair: Node 24 and OpenClaw's entry point.
 const manifest = join(folder, 'openclaw.json');
 
-/** Records why OpenClaw cannot be installed here and exits 0: it is optional. */
+/** A failure once Node 24 runs here: npm and its registry are there to be had, so this is a real error. */
+function fail(message) {
+  console.error(`\nsetup:openclaw: ${message}`);
+  process.exit(1);
+}
+
+/** Records why Node 24 cannot be had here and exits 0: OpenClaw is optional. */
 function unavailableHere(reason) {
   mkdirSync(folder, { recursive: true });
   writeFileSync(unavailable, `${reason}\n`);
@@ -81,10 +88,10 @@ const packageJson = join(folder, 'package.json');
 if (!existsSync(packageJson)) writeFileSync(packageJson, `${JSON.stringify({ name: 'gatelab-openclaw', private: true }, null, 2)}\n`);
 const env = { ...process.env, PATH: `${join(node, '..')}${windows ? ';' : ':'}${process.env.PATH ?? ''}` };
 const installed = await run(node, [npmCli, 'install', '--no-audit', '--no-fund', '--save-exact', OPENCLAW], { cwd: folder, env });
-if (installed.code !== 0) unavailableHere(`npm install ${OPENCLAW} failed (exit ${installed.code})`);
+if (installed.code !== 0) fail(`npm install ${OPENCLAW} failed (exit ${installed.code})`);
 const cli = join(folder, 'node_modules', 'openclaw', 'openclaw.mjs');
 const help = await run(node, [cli, '--version'], { capture: true, env });
-if (help.code !== 0) unavailableHere(`openclaw --version failed: ${help.output.trim()}`);
+if (help.code !== 0) fail(`openclaw --version failed: ${help.output.trim()}`);
 
 writeFileSync(manifest, `${JSON.stringify({ node, cli, version: help.output.trim() }, null, 2)}\n`);
 writeFileSync(stamp, `${wanted}\n`);
