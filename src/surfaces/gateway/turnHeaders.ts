@@ -3,6 +3,10 @@
  * `X-Session-Id`, `X-Turn-Type: main|side`, `X-Session-Done: true|false`.
  * A malformed value is a 400, never a silent guess: a main turn recorded as
  * a side turn would never train.
+ * Stock OpenClaw sends no `X-Session-Id`; a provider model with
+ * `compat.sendSessionAffinityHeaders` sends `X-Session-Affinity` (the same
+ * value on every turn of one agent session, also as `session_id` and
+ * `x-client-request-id`), which then names the session.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from './openAiError';
@@ -19,9 +23,11 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 export function parseTurnHeaders(headers: IncomingHttpHeaders): TurnHeaders {
-  const sessionId = single(headers, 'x-session-id');
+  const explicit = single(headers, 'x-session-id');
+  const sessionId = explicit ?? single(headers, 'x-session-affinity');
+  const header = explicit === undefined ? 'X-Session-Affinity' : 'X-Session-Id';
   if (sessionId !== undefined && (sessionId.length === 0 || sessionId.length > maxSessionIdLength)) {
-    throw badRequest(`Header X-Session-Id must be 1–${maxSessionIdLength} characters.`, null, 'invalid_header');
+    throw badRequest(`Header ${header} must be 1–${maxSessionIdLength} characters.`, null, 'invalid_header');
   }
 
   const rawTurnType = single(headers, 'x-turn-type')?.toLowerCase();
