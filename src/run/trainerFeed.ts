@@ -83,8 +83,8 @@ export class TrainerFeed {
     this.resumeFrom = lastTrained?.type === 'trainer-step' ? lastTrained.candidate.version : undefined;
     this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
     this.excluded = excludedSessionIds(options.journal.events);
-    const started = options.journal.events[0];
     this.stopFollowing = options.journal.onEvent((e) => {
+      const started = options.journal.events[0];
       if (e.type === 'session-excluded' && started?.type === 'run-started') this.excluded.add(sessionIdOf(started.runId, e.session));
     });
     if ('worker' in options) {

@@ -220,7 +220,13 @@ export class LiveSessions {
     const transcript = paths.transcript(number);
     const samplesFile = paths.samples(number);
     const samplesText = JSON.stringify(samples);
-    const record = { session: number, sessionId, live: { name: session.name, recognisedBy: session.by }, turns: session.turns, versions: session.turns.map((t) => t.version) };
+    const record = {
+      session: number,
+      sessionId,
+      live: { name: session.name, recognisedBy: session.by },
+      turns: session.turns,
+      versions: session.turns.map((t) => t.version),
+    };
     await writeFileAtomic(path.join(runDir, transcript), JSON.stringify(record, null, 1) + '\n');
     await writeFileAtomic(path.join(runDir, samplesFile), samplesText);
     await journal.append({
@@ -240,7 +246,9 @@ export class LiveSessions {
       },
       timing: { waitSeconds: 0, generationSeconds: 0, studentSeconds: 0, judgeSeconds: session.judgeSeconds, sampleSeconds: session.sampleSeconds },
     });
-    this.options.onLog?.(`live: session ${number} (${session.name}, by ${session.by}): ${session.turns.length} turns, ${judged.length} judged, ${samples.length} to train`);
+    this.options.onLog?.(
+      `live: session ${number} (${session.name}, by ${session.by}): ${session.turns.length} turns, ${judged.length} judged, ${samples.length} to train`,
+    );
     this.options.feed.add(samples.map((s) => s.sample));
   }
 }

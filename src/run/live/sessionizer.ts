@@ -189,7 +189,6 @@ export class Sessionizer {
     return this.place(turn, this.newConversation());
   }
 
-
   private newConversation(): OpenSession {
     this.conversations += 1;
     return { name: `conversation-${this.conversations}`, by: 'prefix', turns: 0, last: undefined, closed: false };

@@ -88,7 +88,7 @@ export const liveCommand: CliCommand = {
 };
 
 export const excludeCommand: CliCommand = {
-  summary: "exclude a session from training (its turns never reach the trainer; the candidates already trained on it are named)",
+  summary: 'exclude a session from training (its turns never reach the trainer; the candidates already trained on it are named)',
   usage: excludeUsage,
   run: async (args) => {
     const o = parseOptions(args, { run: { type: 'string' }, session: { type: 'string' }, reason: { type: 'string' } });
@@ -105,7 +105,9 @@ export const excludeCommand: CliCommand = {
     }
     console.log(`session ${result.session} excluded from training`);
     if (result.trainedIn.length > 0) {
-      console.log(`already trained on it: ${result.trainedIn.join(', ')} — reject a candidate still in the gate (gatelab reject), or roll back one that serves`);
+      console.log(
+        `already trained on it: ${result.trainedIn.join(', ')} — reject a candidate still in the gate (gatelab reject), or roll back one that serves`,
+      );
     }
     return 0;
   },
