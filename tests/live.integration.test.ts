@@ -5,6 +5,7 @@
 // is journaled as a session with its judged turns; a session excluded before
 // it trained never reaches the trainer; the others train a candidate that
 // goes through the gate. Every wait is on a journal event, never on time.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,9 @@ import type { JournalEvent } from '../src/core/journal/journalEvents';
 import type { RunJournal } from '../src/core/journal/runJournal';
 import { startLiveMode, type LiveMode } from '../src/run/live/liveMode';
 import { sessionIdOf } from '../src/run/live/sessionExclusion';
-import { writeTestRecipe } from './helpers/testRecipe';
+import { liveHolder } from '../src/run/runFolder';
+import { askLiveRun, startControlServer } from '../src/surfaces/control/controlServer';
+import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
 type Message = OpenAI.ChatCompletionMessageParam;
 type SessionCompleted = Extract<JournalEvent, { type: 'session-completed' }>;
@@ -63,13 +66,16 @@ class Conversation {
 describe('live mode: an outside client’s conversations become judged sessions that train behind the gate', () => {
   let root: string;
   let live: LiveMode;
+  let control: { close(): Promise<void> };
   let events: JournalEvent[];
   let excludedId: string;
+  let decided: JournalEvent | undefined;
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-live-'));
     const recipe = await writeTestRecipe(root, { maxTokens: 24, batchTurns: 4, windowTurns: 4, probeProblems: 2, probeMaxTokens: 48, confirm: 'manual' });
     live = await startLiveMode(recipe, path.join(root, 'run'), { idleSeconds: 3600 });
+    control = await startControlServer(live.run);
     const { journal } = live.run;
     const client = new OpenAI({ baseURL: live.endpoint.baseUrl, apiKey: live.endpoint.token, maxRetries: 0 });
     const { model } = live.endpoint;
@@ -81,7 +87,10 @@ describe('live mode: an outside client’s conversations become judged sessions 
     // Its three judged turns wait for a fourth: the person excludes it before it trains.
     expect(first.samples.count).toBe(3);
     excludedId = sessionIdOf(live.run.runId, first.session);
-    await live.run.exclude(first.session, 'my data');
+    // As `gatelab exclude` does from another process: through the control endpoint.
+    expect(await askLiveRun(live.run.runDir, { action: 'exclude', session: first.session, reason: 'my data' })).toEqual({
+      result: { session: first.session, trainedIn: [] },
+    });
 
     // 2 and 3, interleaved: OpenClaw's affinity header, and nothing at all (the message prefix).
     const affinity = new Conversation(client, model, (turn) => ({ 'x-client-request-id': `claw-7:${turn}` }));
@@ -92,15 +101,21 @@ describe('live mode: an outside client’s conversations become judged sessions 
     }
     await live.sessions.closeAll();
     // Six included judged turns: one step of four, its candidate through the gate to a person.
-    await journaled(
+    const verdict = await journaled(
       journal,
       (e): e is Extract<JournalEvent, { type: 'candidate-awaiting-confirm' | 'candidate-rejected' }> =>
         e.type === 'candidate-awaiting-confirm' || e.type === 'candidate-rejected',
     );
+    // A person confirms it as `gatelab confirm` does (the gate may also have rejected it on its probes).
+    if (verdict.type === 'candidate-awaiting-confirm') {
+      await askLiveRun(live.run.runDir, { action: 'confirm', id: verdict.id });
+      decided = await journaled(journal, (e): e is Extract<JournalEvent, { type: 'candidate-promoted' }> => e.type === 'candidate-promoted');
+    } else decided = verdict;
     events = [...journal.events];
   }, 900_000);
 
   afterAll(async () => {
+    await control?.close();
     await live?.close();
     await rm(root, { recursive: true, force: true });
   });
@@ -130,5 +145,91 @@ describe('live mode: an outside client’s conversations become judged sessions 
     const staged = events.find((e) => e.type === 'candidate-staged');
     expect(staged).toMatchObject({ source: { kind: 'trainer', step: 1 } });
     expect(events.some((e) => e.type === 'probe-round' || e.type === 'candidate-rejected')).toBe(true);
+    expect(decided?.type === 'candidate-promoted' || decided?.type === 'candidate-rejected').toBe(true);
   });
+});
+
+/** A process's children: the engine and trainer workers of a live process, and the lab's process-group watcher (`node -e`). */
+function childProcesses(pid: number): { pid: number; args: string }[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => /^\s*(\d+)\s+(.*)$/.exec(l))
+      .flatMap((m) => (m ? [{ pid: Number(m[1]), args: m[2]! }] : []));
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('gatelab live and gatelab exclude, as a person runs them', () => {
+  let root: string;
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('prints the base URL, token and model; serves a conversation; excludes it from another process; stops on Ctrl-C leaving no process behind', async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'gatelab-live-cli-'));
+    const recipe = await writeTestRecipe(root, { maxTokens: 16, batchTurns: 16, probeProblems: 2 });
+    const runDir = path.join(root, 'run');
+    const child = spawn(process.execPath, ['--import', 'tsx', gatelabCli, 'live', '--recipe', recipe, '--out', runDir], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Ready once the model line is printed (the last of the three).
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/model: +\S+/.test(stdout)) resolve();
+      });
+      void exited.then((code) => reject(new Error(`gatelab live exited (${code}): ${stderr}`)));
+    });
+    const baseUrl = /base URL: +(\S+)/.exec(stdout)![1]!;
+    const token = /API key: +(\S+)/.exec(stdout)![1]!;
+    const model = /model: +(\S+)/.exec(stdout)![1]!;
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const client = new OpenAI({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+    const talk = new Conversation(client, model, (_turn, last) => ({ 'X-Session-Id': 'cli-1', 'X-Turn-Type': 'main', 'X-Session-Done': String(last) }));
+    for (let turn = 0; turn < USER_TURNS.length; turn++) await talk.say(turn);
+
+    // The session is journaled by the live process; wait for it through the status endpoint's view of the journal.
+    for (;;) {
+      const journal = await readFile(path.join(runDir, 'journal.jsonl'), 'utf8');
+      if (journal.includes('"type":"session-completed"')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const exclude = spawn(process.execPath, ['--import', 'tsx', gatelabCli, 'exclude', '--run', runDir, '--session', '0'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let excludeOut = '';
+    exclude.stdout.on('data', (d: Buffer) => (excludeOut += d.toString()));
+    expect(await new Promise((resolve) => exclude.once('exit', resolve))).toBe(0);
+    expect(excludeOut).toContain('session 0 excluded from training');
+
+    const children = childProcesses(child.pid!);
+    // The watcher outlives the lab by design (it reaps what a killed lab leaves); the workers must not.
+    const isWatcher = (c: { args: string }) => / -e /.test(c.args);
+    const workers = children.filter((c) => !isWatcher(c)).map((c) => c.pid);
+    expect(workers.length).toBeGreaterThan(0);
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(0);
+    // Every worker was shut down and waited for before the lab exited.
+    expect(workers.filter(alive)).toEqual([]);
+    expect(await liveHolder(runDir)).toBeUndefined();
+    const journal = await readFile(path.join(runDir, 'journal.jsonl'), 'utf8');
+    expect(journal).toContain('"type":"session-excluded"');
+  }, 600_000);
 });
