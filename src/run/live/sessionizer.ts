@@ -49,7 +49,7 @@ export type Placement =
       done: boolean;
     };
 
-type OpenSession = { name: string; by: SessionizedBy; turns: number; last: ServedTurn | undefined; closed: boolean };
+type OpenSession = { name: string; by: SessionizedBy; turns: number; last: ServedTurn | undefined };
 
 /** One message as it is compared: role, text and the calls it made (their ids are the client's to rewrite). */
 function canonical(message: ConversationMessage): string {
@@ -108,10 +108,8 @@ export class Sessionizer {
   private readonly keyed = new Map<string, OpenSession>();
   /** How many times a key's session was done: the next one with that key is `#<n+1>`. */
   private readonly generations = new Map<string, number>();
-  /** Each reply's conversation end (messages + reply), hashed → the turn and its session. */
+  /** Each reply's conversation end (messages + reply) in the open prefix sessions, hashed → the turn and its session. */
   private readonly ends = new Map<string, { turn: ServedTurn; session: OpenSession }>();
-  /** Replies that already have their next state. */
-  private readonly continued = new Set<string>();
   private conversations = 0;
 
   /** Places a served turn in its session (turns in the order the gateway recorded them). */
@@ -129,22 +127,19 @@ export class Sessionizer {
     let session = this.keyed.get(key);
     if (!session) {
       const generation = this.generations.get(key) ?? 0;
-      session = { name: generation === 0 ? key : `${key}#${generation + 1}`, by, turns: 0, last: undefined, closed: false };
+      session = { name: generation === 0 ? key : `${key}#${generation + 1}`, by, turns: 0, last: undefined };
       this.keyed.set(key, session);
     }
     return session;
   }
 
   private place(turn: ServedTurn, session: OpenSession, forkOf?: string): Placement {
+    // A session's last reply has no next state yet: this request gives it one.
     const previous = session.last;
-    let link: { turnId: string; nextState: ConversationMessage[] } | undefined;
-    if (previous && !this.continued.has(previous.id)) {
-      this.continued.add(previous.id);
-      link = { turnId: previous.id, nextState: nextStateOf(previous, turn) };
-    }
+    const link = previous ? { turnId: previous.id, nextState: nextStateOf(previous, turn) } : undefined;
     const index = session.turns++;
     session.last = turn;
-    this.ends.set(prefixHashes([...turn.messages, replyMessage(turn)]).at(-1)!, { turn, session });
+    if (session.by === 'prefix') this.ends.set(prefixHashes([...turn.messages, replyMessage(turn)]).at(-1)!, { turn, session });
     if (turn.sessionDone) this.end(session);
     return {
       kind: 'turn',
@@ -163,11 +158,11 @@ export class Sessionizer {
    */
   close(name: string): void {
     for (const [key, session] of this.keyed) if (session.name === name) this.end(session, key);
-    for (const { session } of this.ends.values()) if (session.name === name) session.closed = true;
+    // Its conversation ends are forgotten (memory stays bounded by the open sessions): picked up again, it is a new session.
+    for (const [hash, end] of this.ends) if (end.session.name === name) this.ends.delete(hash);
   }
 
   private end(session: OpenSession, key = [...this.keyed].find(([, s]) => s === session)?.[0]): void {
-    session.closed = true;
     if (key === undefined) return;
     this.keyed.delete(key);
     this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
@@ -179,10 +174,8 @@ export class Sessionizer {
     // An end must be followed by at least one new message (the next state).
     for (let length = turn.messages.length - 1; length >= 2; length--) {
       const found = this.ends.get(hashes[length - 1]!);
-      if (!found || found.session.by !== 'prefix') continue;
-      // A conversation picked up again after its session was journaled: a new session.
-      if (found.session.closed) break;
-      if (!this.continued.has(found.turn.id) && found.session.last === found.turn) return this.place(turn, found.session);
+      if (!found) continue;
+      if (found.session.last === found.turn) return this.place(turn, found.session);
       // The reply was answered already (or the conversation went on past it): a fork.
       return this.place(turn, this.newConversation(), found.turn.id);
     }
@@ -191,6 +184,6 @@ export class Sessionizer {
 
   private newConversation(): OpenSession {
     this.conversations += 1;
-    return { name: `conversation-${this.conversations}`, by: 'prefix', turns: 0, last: undefined, closed: false };
+    return { name: `conversation-${this.conversations}`, by: 'prefix', turns: 0, last: undefined };
   }
 }
