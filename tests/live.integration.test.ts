@@ -220,16 +220,24 @@ describe('gatelab live and gatelab exclude, as a person runs them', () => {
     expect(excludeOut).toContain('session 0 excluded from training');
 
     const children = childProcesses(child.pid!);
-    // The watcher outlives the lab by design (it reaps what a killed lab leaves); the workers must not.
-    const isWatcher = (c: { args: string }) => / -e /.test(c.args);
-    const workers = children.filter((c) => !isWatcher(c)).map((c) => c.pid);
-    expect(workers.length).toBeGreaterThan(0);
+    // Two engines and the trainer (and the lab's process-group watcher).
+    expect(children.filter((c) => c.args.includes('/backends/embedded/')).length).toBe(3);
     child.kill('SIGINT');
     expect(await exited, stderr).toBe(0);
     // Every worker was shut down and waited for before the lab exited.
-    expect(workers.filter(alive)).toEqual([]);
+    // Nothing it started outlives it: the workers are stopped in order, and the group watcher, whose
+    // work is what a killed lab leaves behind, exits once it sees the lab gone. Waited on, not timed.
+    while (children.some((c) => alive(c.pid))) await new Promise((r) => setTimeout(r, 100));
     expect(await liveHolder(runDir)).toBeUndefined();
     const journal = await readFile(path.join(runDir, 'journal.jsonl'), 'utf8');
     expect(journal).toContain('"type":"session-excluded"');
+
+    // A live run is continued by live mode, never by `gatelab resume` (it would run the recipe's tasks).
+    const resume = spawn(process.execPath, ['--import', 'tsx', gatelabCli, 'resume', '--run', runDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let resumeErr = '';
+    resume.stderr.on('data', (d: Buffer) => (resumeErr += d.toString()));
+    expect(await new Promise((resolve) => resume.once('exit', resolve))).toBe(1);
+    expect(resumeErr).toContain(`gatelab live --run ${runDir}`);
+    expect(await readFile(path.join(runDir, 'journal.jsonl'), 'utf8')).not.toContain('"taskId":"hw-');
   }, 600_000);
 });

@@ -134,6 +134,12 @@ export class LiveRun {
     return started.baseVersion.sha256;
   }
 
+  /** A live-mode run (run-started says so): outside clients' conversations, no task sessions. */
+  get isLiveMode(): boolean {
+    const started = this.journal.events[0];
+    return started?.type === 'run-started' && started.live === true;
+  }
+
   get gatewayUrl(): string | undefined {
     return this.parts?.live?.gateway.url;
   }
@@ -155,6 +161,8 @@ export class LiveRun {
    * thrown, so the run folder says why it stopped; shutting down is not one.
    */
   async runSessions(): Promise<RunSummaryFile> {
+    // A live-mode run's sessions are outside conversations: the recipe's tasks would be numbered over them.
+    if (this.isLiveMode) throw new Error(`${this.runDir} is a live-mode run: continue it with 'gatelab live --run ${this.runDir}'`);
     try {
       return await this.runRemainingSessions();
     } catch (error) {

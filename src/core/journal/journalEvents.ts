@@ -47,6 +47,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     recipeFile: z.string(),
     recipe: z.unknown().describe('the validated recipe, with the command-line overrides applied'),
     baseVersion: servingPointerSchema,
+    live: z.literal(true).optional().describe("live mode: its sessions are outside clients' conversations, never the recipe's tasks"),
   }),
   z.strictObject({ ...base, type: z.literal('run-resumed'), pid: z.int() }),
   // A person's pause: no session starts until the run continues (the gate and the trainer go on).

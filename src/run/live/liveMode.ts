@@ -31,15 +31,22 @@ export type LiveMode = {
 
 export const DEFAULT_IDLE_SECONDS = 600;
 
+/** A run folder of the recipe's tasks given to live mode (their session numbers would collide). */
+export class NotLiveRunError extends Error {}
+
 /** Creates a run folder from the recipe and starts serving outside traffic. */
 export async function startLiveMode(recipeFile: string, outDir: string, options: LiveModeOptions = {}): Promise<LiveMode> {
-  const runDir = await createRun(recipeFile, outDir, options.overrides ?? {});
+  const runDir = await createRun(recipeFile, outDir, options.overrides ?? {}, { live: true });
   return openLiveMode(runDir, options);
 }
 
-/** Serves outside traffic on a run folder (a new one, or a live run stopped before). */
+/** Serves outside traffic on a live-mode run folder (a new one, or one stopped before: it continues where its journal ends). */
 export async function openLiveMode(runDir: string, options: LiveModeOptions = {}): Promise<LiveMode> {
   const run = await LiveRun.open(runDir, { ...(options.onLog ? { onLog: options.onLog } : {}), ...(options.onFatal ? { onFatal: options.onFatal } : {}) });
+  if (!run.isLiveMode) {
+    await run.close();
+    throw new NotLiveRunError(`${runDir} is a run of the recipe's tasks, not a live-mode run: continue it with 'gatelab resume --run ${runDir}'`);
+  }
   const parts = run.servingParts();
   const sessions = new LiveSessions({
     runDir,

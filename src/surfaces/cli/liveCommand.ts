@@ -12,17 +12,18 @@ import { loadRunRecipe } from '../../run/recipeSchemas';
 import { RunNotRunnableError } from '../../run/recipeBackends';
 import { RunBusyError } from '../../run/runFolder';
 import { excludeSessionOffline } from '../../run/live/excludeSession';
-import { DEFAULT_IDLE_SECONDS, startLiveMode, type LiveMode } from '../../run/live/liveMode';
+import { DEFAULT_IDLE_SECONDS, NotLiveRunError, openLiveMode, startLiveMode, type LiveMode } from '../../run/live/liveMode';
 import { askLiveRun, startControlServer } from '../control/controlServer';
 import { lifecycleLogLine } from '../../processes/lifecycleLogLine';
 import { workerRegistry } from '../../processes/workerRegistry';
 import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { integerOption, parseOptions, requireRunDir } from './cliArgs';
 
-const liveUsage = `Usage: gatelab live --recipe FILE [--out DIR] [--confirm auto|manual] [--idle-seconds N]
+const liveUsage = `Usage: gatelab live (--recipe FILE [--out DIR] [--confirm auto|manual] | --run DIR) [--idle-seconds N]
 
   --recipe FILE        the recipe: its serving engine, probe engine, trainer, judge and gate (its tasks are not run)
   --out DIR            the run folder to create (default: runs/<recipe>-live-<time>)
+  --run DIR            continue a live-mode run that was stopped
   --confirm MODE       override the gate's confirmation: manual (a person) or auto
   --idle-seconds N     journal a conversation after N quiet seconds (default ${DEFAULT_IDLE_SECONDS})
 
@@ -38,8 +39,15 @@ export const liveCommand: CliCommand = {
   summary: 'serve outside clients through the gateway and learn from their conversations, behind the gate',
   usage: liveUsage,
   run: async (args) => {
-    const o = parseOptions(args, { recipe: { type: 'string' }, out: { type: 'string' }, confirm: { type: 'string' }, 'idle-seconds': { type: 'string' } });
-    if (!o.recipe) throw new UsageError('--recipe FILE is required');
+    const o = parseOptions(args, {
+      recipe: { type: 'string' },
+      run: { type: 'string' },
+      out: { type: 'string' },
+      confirm: { type: 'string' },
+      'idle-seconds': { type: 'string' },
+    });
+    if ((o.recipe === undefined) === (o.run === undefined)) throw new UsageError('give exactly one of --recipe FILE or --run DIR');
+    if (o.run !== undefined && (o.out !== undefined || o.confirm !== undefined)) throw new UsageError('--out and --confirm are for a new run (--recipe)');
     if (o.confirm !== undefined && o.confirm !== 'auto' && o.confirm !== 'manual') throw new UsageError('--confirm must be auto or manual');
     const idleSeconds = integerOption('idle-seconds', o['idle-seconds'], 1) ?? DEFAULT_IDLE_SECONDS;
     const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -47,17 +55,21 @@ export const liveCommand: CliCommand = {
     const failed = new Promise<Error>((resolve) => (failure = resolve));
     let live: LiveMode;
     try {
-      const { recipe } = await loadRunRecipe(o.recipe);
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-      const out = o.out ?? path.join('runs', `${recipe.name}-live-${stamp}`);
-      live = await startLiveMode(o.recipe, out, {
-        ...(o.confirm === 'auto' || o.confirm === 'manual' ? { overrides: { confirm: o.confirm } } : {}),
-        idleSeconds,
-        onLog: log,
-        onFatal: (error) => failure?.(error),
-      });
+      const common = { idleSeconds, onLog: log, onFatal: (error: Error) => failure?.(error) };
+      if (o.run !== undefined) {
+        live = await openLiveMode(requireRunDir(o.run), common);
+      } else {
+        const { recipe } = await loadRunRecipe(o.recipe!);
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+        const out = o.out ?? path.join('runs', `${recipe.name}-live-${stamp}`);
+        live = await startLiveMode(o.recipe!, out, {
+          ...(o.confirm === 'auto' || o.confirm === 'manual' ? { overrides: { confirm: o.confirm } } : {}),
+          ...common,
+        });
+      }
     } catch (error) {
-      if (error instanceof RecipeError || error instanceof RunNotRunnableError || error instanceof RunBusyError) throw new CliFailure(error.message);
+      if (error instanceof RecipeError || error instanceof RunNotRunnableError || error instanceof RunBusyError || error instanceof NotLiveRunError)
+        throw new CliFailure(error.message);
       throw error;
     }
     const control = await startControlServer(live.run);
