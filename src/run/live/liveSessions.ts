@@ -111,7 +111,8 @@ export class LiveSessions {
     const index = session.turns.length;
     session.turns.push({
       turn: index,
-      user: nextStateText(record.messages.slice(record.messages.map((m) => m.role).lastIndexOf('assistant') + 1)),
+      // What this request added after the last reply (the system prompt is the client's, not the user's).
+      user: nextStateText(record.messages.slice(record.messages.map((m) => m.role).lastIndexOf('assistant') + 1).filter((m) => m.role !== 'system')),
       reply: record.response.text,
       version: record.version,
       finishReason: record.response.finishReason,
