@@ -92,10 +92,11 @@ describe.skipIf(skipReason !== null)('OpenClaw drives the gateway (vLLM, SmolLM2
       }
 
       // Every OpenClaw turn reached the gateway: at least one reply, all named by
-      // the affinity header OpenClaw sends for this session (`<session>:0`).
+      // the affinity header OpenClaw sends for this session (`<session>:0`),
+      // which the turn log keeps beside OpenClaw-RL's X-Session-Id (absent here).
       const all = turnsOf.flat();
       expect(turnsOf.every((records) => records.length >= 1)).toBe(true);
-      expect(new Set(all.map((t) => t.sessionId))).toEqual(new Set([`${session}:0`]));
+      expect(new Set(all.map((t) => t.affinity?.sessionAffinity))).toEqual(new Set([`${session}:0`]));
       expect(all.every((t) => t.stream && t.response.completionTokens <= MAX_TOKENS)).toBe(true);
 
       for (const [index, records] of turnsOf.entries()) {

@@ -28,8 +28,11 @@ export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe 
   return recipeSchema.parse(out);
 }
 
-/** Creates a new run folder and its first journal events; returns its path. */
-export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides): Promise<string> {
+/**
+ * Creates a new run folder and its first journal events; returns its path.
+ * `live`: a live-mode run (src/run/live/), whose sessions come from outside clients.
+ */
+export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides, options: { live?: boolean } = {}): Promise<string> {
   const loaded = await loadRunRecipe(recipeFile);
   const recipe = applyOverrides(loaded.recipe, overrides);
   const backends = recipeBackends(recipe, loaded);
@@ -43,7 +46,14 @@ export async function createRun(recipeFile: string, outDir: string, overrides: R
     const baseSha256 = await backends.policy.baseSha256();
     await copyFile(loaded.file, runPaths(runDir).recipe);
     const base: ServingPointer = { version: 'base', sha256: baseSha256 };
-    await journal.append({ type: 'run-started', runId: path.basename(runDir), recipeFile: loaded.file, recipe, baseVersion: base });
+    await journal.append({
+      type: 'run-started',
+      runId: path.basename(runDir),
+      recipeFile: loaded.file,
+      recipe,
+      baseVersion: base,
+      ...(options.live === true ? { live: true as const } : {}),
+    });
     await writeServingPointer(runDir, base);
     await journal.close();
   } finally {

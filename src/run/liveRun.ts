@@ -33,6 +33,7 @@ import { loadRunTasks, type RunTasks } from './runTasks';
 import { completedSessionEvents, recordSession } from './sessionFiles';
 import type { TurnRecord } from './turnLog';
 import { verifySettings } from './verifySettings';
+import { excludeSession } from './live/excludeSession';
 
 export type LiveRunOptions = {
   /**
@@ -45,6 +46,8 @@ export type LiveRunOptions = {
   onLog?: (line: string) => void;
   /** Called after each session is journaled, before the next starts (the bench injects here). */
   afterSession?: (session: number, run: LiveRun) => Promise<void>;
+  /** Told of a failure that stops the run (the trainer feed's, live mode's); the session loop also throws it. */
+  onFatal?: (error: Error) => void;
   /** The gate's barrier before each probe round samples (ReleaseGateOptions.beforeProbeRound; tests). */
   beforeProbeRound?: (id: string, round: number) => Promise<void>;
 };
@@ -131,6 +134,12 @@ export class LiveRun {
     return started.baseVersion.sha256;
   }
 
+  /** A live-mode run (run-started says so): outside clients' conversations, no task sessions. */
+  get isLiveMode(): boolean {
+    const started = this.journal.events[0];
+    return started?.type === 'run-started' && started.live === true;
+  }
+
   get gatewayUrl(): string | undefined {
     return this.parts?.live?.gateway.url;
   }
@@ -140,6 +149,7 @@ export class LiveRun {
   }
 
   private fail(error: Error): void {
+    if (this.fatal === undefined) this.options.onFatal?.(error);
     this.fatal ??= error;
     this.stopping = true;
     this.continueSessions();
@@ -151,6 +161,8 @@ export class LiveRun {
    * thrown, so the run folder says why it stopped; shutting down is not one.
    */
   async runSessions(): Promise<RunSummaryFile> {
+    // A live-mode run's sessions are outside conversations: the recipe's tasks would be numbered over them.
+    if (this.isLiveMode) throw new Error(`${this.runDir} is a live-mode run: continue it with 'gatelab live --run ${this.runDir}'`);
     try {
       return await this.runRemainingSessions();
     } catch (error) {
@@ -203,6 +215,16 @@ export class LiveRun {
     return writeRunReport(this.runDir, this.journal.events, this.recipe.gate.rounds);
   }
 
+  /** The serving parts (gateway, its turn log, tokenizer, trainer feed) while the run serves: live mode feeds on them. */
+  servingParts(): ServingParts {
+    return this.requireLive();
+  }
+
+  /** Stops the run for a failure found outside its session loop (live mode's journal failed). */
+  failWith(error: Error): void {
+    this.fail(error);
+  }
+
   private requireLive(): ServingParts {
     const live = this.parts?.live;
     if (!live) throw new Error('the run is not serving (opened in gate mode, or closed)');
@@ -232,6 +254,11 @@ export class LiveRun {
 
   reject(id: string, reason: string): Promise<CandidateRecord> {
     return this.gate.reject(id, reason);
+  }
+
+  /** Excludes a journaled session from training (its turns not yet trained are dropped by the feed). */
+  exclude(session: number, reason: string): Promise<{ session: number; trainedIn: string[] }> {
+    return excludeSession(this.journal, session, reason);
   }
 
   rollback(version: string): Promise<ServingPointer> {

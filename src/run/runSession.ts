@@ -14,6 +14,7 @@ import type { Recipe } from '../core/recipe/recipeSchema';
 import type { TurnRecord } from './turnLog';
 import { runPartSeed } from '../core/tasks/rng';
 import type { Task } from '../core/tasks/task';
+import { sessionIdOf } from './live/sessionExclusion';
 import { chatThroughGateway, type ChatMessage, type GatewayEndpoint } from './gatewayChat';
 
 export type SessionContext = {
@@ -79,7 +80,7 @@ const MIN_REPLY_TOKENS = 32;
 
 export async function runSession(ctx: SessionContext, task: Task, session: number, runSeed: number, runId: string): Promise<SessionResult> {
   const seed = runPartSeed(runSeed, `session-${session}`);
-  const sessionId = `${runId}/session-${session}`;
+  const sessionId = sessionIdOf(runId, session);
   const student = ctx.students.forSession(task, seed);
   const maxTurns = ctx.recipe.session.max_turns;
   const messages: ChatMessage[] = [{ role: 'user', content: await student.firstMessage() }];
@@ -169,8 +170,8 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
  * sequence the model cannot hold never reaches a batch (it would refuse the
  * whole batch there).
  */
-async function sampleOf(
-  ctx: SessionContext,
+export async function sampleOf(
+  ctx: Pick<SessionContext, 'countPromptTokens' | 'maxPositions'>,
   sessionId: string,
   turn: number,
   messages: readonly ChatMessage[],

@@ -14,7 +14,7 @@ import { WorkerCallError } from '../processes/workerMessages';
 import { embeddedRecipe } from '../../tests/helpers/testRecipe';
 import { TrainerFeed, type TrainerWorker } from './trainerFeed';
 
-type PendingStep = { size: number; finish: () => void; refuse: () => void };
+type PendingStep = { size: number; sessions: string[]; finish: () => void; refuse: () => void };
 
 const BASE = 'b'.repeat(64);
 
@@ -38,12 +38,13 @@ class SteppingWorker {
   readonly worker = {
     start: async () => {},
     shutdown: async () => {},
-    call: (method: string, params: { samples: unknown[] }) => {
+    call: (method: string, params: { samples: { sessionId: string }[] }) => {
       if (method !== 'step') return Promise.resolve({});
       return new Promise((resolve, reject) => {
         const n = this.steps.length + 1;
         this.steps.push({
           size: params.samples.length,
+          sessions: params.samples.map((sample) => sample.sessionId),
           finish: () => {
             const store = new WeightStore(this.storeDir);
             void store
@@ -90,12 +91,13 @@ class SteppingWorker {
 }
 
 let runDir: string;
-const turns = (n: number) => Array.from({ length: n }, () => ({}) as TrainSample);
+const turns = (n: number, session = 0) => Array.from({ length: n }, () => ({ sessionId: `run/session-${session}` }) as TrainSample);
 
 async function openFeed(batch: number, window: number, arm: 'trained' | 'control' = 'trained') {
   runDir = await mkdtemp(path.join(tmpdir(), 'gatelab-feed-'));
   const journal = await RunJournal.open(runDir);
   const { recipe } = await loadRecipe(embeddedRecipe);
+  await journal.append({ type: 'run-started', runId: 'run', recipeFile: embeddedRecipe, recipe, baseVersion: { version: 'base', sha256: BASE } });
   const trainer = new SteppingWorker(path.join(runDir, 'weights'));
   const staged: string[] = [];
   const gate = { stage: async (c: { version: string }) => staged.push(c.version), candidates: () => [] } as unknown as ReleaseGate;
@@ -183,6 +185,33 @@ describe('TrainerFeed', () => {
     await feed.flush();
     expect(trainer.steps.map((s) => s.size)).toEqual([2, 2]);
     expect(journal.events.map((e) => e.type).filter((t) => t.startsWith('trainer'))).toEqual(['trainer-step-refused', 'trainer-step']);
+  });
+
+  it('never gives the trainer an excluded session’s turns: those not yet trained are dropped, the positions still count them', async () => {
+    const { feed, trainer, journal } = await openFeed(2, 3);
+    feed.add(turns(1, 0));
+    feed.add(turns(1, 1));
+    const first = await trainer.arrived(1);
+    // Session 2 arrives while the step is in flight, and is excluded before it trains; session 1 after it trained.
+    feed.add(turns(2, 2));
+    await journal.append({ type: 'session-excluded', session: 1, reason: 'mine', trainedIn: [] });
+    await journal.append({ type: 'session-excluded', session: 2, reason: 'mine', trainedIn: [] });
+    first.finish();
+    await feed.stepDone();
+    expect(feed.pendingTurns).toBe(0);
+    feed.add(turns(1, 3));
+    feed.add(turns(1, 4));
+    (await trainer.arrived(2)).finish();
+    await feed.flush();
+    expect(trainer.steps.map((s) => s.sessions)).toEqual([
+      ['run/session-0', 'run/session-1'],
+      ['run/session-0', 'run/session-3', 'run/session-4'],
+    ]);
+    const journaled = journal.events.flatMap((e) => (e.type === 'trainer-step' ? [[e.samplesThrough, e.samples, e.sessionIds]] : []));
+    expect(journaled).toEqual([
+      [2, 2, ['run/session-0', 'run/session-1']],
+      [6, 3, ['run/session-0', 'run/session-3', 'run/session-4']],
+    ]);
   });
 
   it('refuses a step whose candidate is not complete in the weight store', async () => {

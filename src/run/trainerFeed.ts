@@ -26,6 +26,7 @@ import type { ParamsOf, ResultOf } from '../processes/workerMessages';
 import type { TrainSample } from '../core/protocols/trainSample';
 import { WeightStore } from '../core/weights/weightStore';
 import { WorkerCallError } from '../processes/workerMessages';
+import { chooseBatch, excludedSessionIds, pendingIncluded, sessionIdOf } from './live/sessionExclusion';
 
 export type { TrainerWorker };
 
@@ -65,6 +66,9 @@ export class TrainerFeed {
   private inFlight: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
+  /** Sessions a person excluded from training: their turns never reach the trainer again. */
+  private readonly excluded: Set<string>;
+  private readonly stopFollowing: () => void;
   lastStep = 0;
 
   constructor(private readonly options: TrainerFeedOptions) {
@@ -78,6 +82,11 @@ export class TrainerFeed {
     const lastTrained = [...steps].reverse().find((e) => e.type === 'trainer-step');
     this.resumeFrom = lastTrained?.type === 'trainer-step' ? lastTrained.candidate.version : undefined;
     this.lastStep = lastTrained?.type === 'trainer-step' ? lastTrained.step : 0;
+    this.excluded = excludedSessionIds(options.journal.events);
+    this.stopFollowing = options.journal.onEvent((e) => {
+      const started = options.journal.events[0];
+      if (e.type === 'session-excluded' && started?.type === 'run-started') this.excluded.add(sessionIdOf(started.runId, e.session));
+    });
     if ('worker' in options) {
       this.worker = options.worker;
       return;
@@ -132,8 +141,9 @@ export class TrainerFeed {
     while (this.inFlight && !this.stopped) await this.inFlight;
   }
 
+  /** Judged turns waiting for a step (excluded sessions' turns do not count). */
   get pendingTurns(): number {
-    return this.all.length - this.consumed;
+    return pendingIncluded(this.all, this.consumed, this.excluded);
   }
 
   /** Adds a completed session's judged turns (after its session-completed event is on disk). */
@@ -156,6 +166,7 @@ export class TrainerFeed {
 
   async close(): Promise<void> {
     this.stopped = true;
+    this.stopFollowing();
     await this.flush();
     await this.worker.shutdown(5000);
   }
@@ -165,8 +176,16 @@ export class TrainerFeed {
     // The control arm keeps every judged turn (the run's files are the trained arm's) but never steps.
     if (this.options.recipe.arm === 'control') return;
     if (this.inFlight || this.stopped || this.pendingTurns < trainer.batch_turns) return;
-    const through = this.consumed + trainer.batch_turns;
-    const samples = this.all.slice(Math.max(this.trainFrom, through - windowTurns(trainer)), through);
+    const choice = chooseBatch(this.all, {
+      consumed: this.consumed,
+      trainFrom: this.trainFrom,
+      batchTurns: trainer.batch_turns,
+      window: windowTurns(trainer),
+      excluded: this.excluded,
+    });
+    if (!choice) return;
+    const { through } = choice;
+    const samples = choice.positions.map((i) => this.all[i]!);
     this.inFlight = this.step(samples, through)
       .catch((error: unknown) => this.options.onFatal(error as Error))
       .finally(() => {
@@ -217,6 +236,7 @@ export class TrainerFeed {
         step: report.step,
         samplesThrough: through,
         samples: samples.length,
+        sessionIds: [...new Set(samples.map((s) => s.sessionId))],
         stats,
         candidate: { version: candidate.version, sha256: candidate.sha256, blob },
       });

@@ -5,6 +5,7 @@
  * append hook, journaled by the run.
  */
 import type { EngineChatMessage } from '../surfaces/gateway/chatCompletionRequest';
+import type { AffinityHeaders } from '../surfaces/gateway/turnHeaders';
 import type { SamplingParams, ToolCall, ToolUse } from '../core/protocols/engineProtocol';
 
 export const turnTypes = ['main', 'side'] as const;
@@ -19,6 +20,8 @@ export type TurnRecord = {
   turnType: TurnType;
   /** `X-Session-Done` was true on this request. */
   sessionDone: boolean;
+  /** OpenClaw's session-affinity headers, when sent (absent: none was; live mode groups turns by them). */
+  affinity?: AffinityHeaders;
   model: string;
   messages: EngineChatMessage[];
   /** The tools the engine was given with the messages (absent: none; an engine that cannot call tools is never given any). */

@@ -1,5 +1,5 @@
 /** The SGLang engine's own Python environment, as pythonEnvironment.json (read by the set-up script too) describes it. */
 import { backendPythonSchema } from '../backendPython';
-import pythonEnvironment from './pythonEnvironment.json';
+import pythonEnvironment from './pythonEnvironment.json' with { type: 'json' };
 
 export const sglangPython = backendPythonSchema.parse(pythonEnvironment);

@@ -199,6 +199,7 @@ export function planGateEvent(state: GateState, event: GateEventInput): () => vo
     case 'run-paused':
     case 'run-continued':
     case 'session-completed':
+    case 'session-excluded':
     case 'trainer-step':
     case 'trainer-step-refused':
     case 'run-completed':

@@ -47,6 +47,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     recipeFile: z.string(),
     recipe: z.unknown().describe('the validated recipe, with the command-line overrides applied'),
     baseVersion: servingPointerSchema,
+    live: z.literal(true).optional().describe("live mode: its sessions are outside clients' conversations, never the recipe's tasks"),
   }),
   z.strictObject({ ...base, type: z.literal('run-resumed'), pid: z.int() }),
   // A person's pause: no session starts until the run continues (the gate and the trainer go on).
@@ -83,6 +84,7 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     step: z.int().positive(),
     samplesThrough: z.int().positive().describe('judged turns consumed so far, counted over the sessions in order: the next step starts after them'),
     samples: z.int().positive().describe('judged turns the step trained on: its batch and, with a window, the newest ones before it'),
+    sessionIds: z.array(z.string()).optional().describe('the sessions whose judged turns the step trained on (absent in runs made before it was recorded)'),
     stats: z.record(z.string(), z.number()),
     candidate: z.strictObject({ version: versionId, sha256, blob: z.string() }).describe('stored, then staged to the gate'),
   }),
@@ -141,6 +143,15 @@ export const journalEventSchema = z.discriminatedUnion('type', [
     previous: servingPointerSchema,
     by: z.enum(['person', 'gate']).describe("'gate': serving failed to load a promoted version, so the gate put the previous one back"),
     reason: z.string().optional(),
+  }),
+  z.strictObject({
+    ...base,
+    type: z.literal('session-excluded'),
+    session: z.int().min(0),
+    reason: z.string(),
+    trainedIn: z
+      .array(versionId)
+      .describe('candidates a step made after training on the session before it was excluded: a person may reject them or roll back'),
   }),
   z.strictObject({ ...base, type: z.literal('run-completed'), wallSeconds: z.number() }),
   z.strictObject({

@@ -9,6 +9,7 @@ import { runCommand, resumeCommand } from './runCommand';
 import { statusCommand } from './statusCommand';
 import { confirmCommand, injectCommand, rejectCommand, rollbackCommand } from './gateCommands';
 import { exportCommand } from './exportCommand';
+import { excludeCommand, liveCommand } from './liveCommand';
 
 const commands = {
   run: runCommand,
@@ -18,6 +19,8 @@ const commands = {
   confirm: confirmCommand,
   reject: rejectCommand,
   rollback: rollbackCommand,
+  live: liveCommand,
+  exclude: excludeCommand,
   export: exportCommand,
   serve: serveCommand,
 } as const satisfies Record<string, CliCommand>;

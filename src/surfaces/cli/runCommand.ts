@@ -39,6 +39,10 @@ async function foreground(runDir: string): Promise<number> {
     if (error instanceof RunBusyError) throw new CliFailure(error.message);
     throw error;
   }
+  if (run.isLiveMode) {
+    await run.close();
+    throw new CliFailure(`${runDir} is a live-mode run: continue it with 'gatelab live --run ${runDir}'`);
+  }
   const control = await startControlServer(run);
   const stopFollowing = followRun(run);
   // A worker's crash and restart are told here, as the desktop's lab log tells them.

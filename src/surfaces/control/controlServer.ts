@@ -14,6 +14,7 @@ import { OpenAiError } from '../gateway/openAiError';
 import { checkBearerToken, checkHost, parseJsonBody, readBody } from '../http/requestGuards';
 import { GateRequestError } from '../../core/gate/releaseGate';
 import { IllegalTransitionError } from '../../core/gate/gateState';
+import { SessionExclusionError } from '../../run/live/excludeSession';
 import type { LiveRun } from '../../run/liveRun';
 import { liveHolder, runPaths } from '../../run/runFolder';
 
@@ -24,6 +25,7 @@ export const controlRequestSchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('rollback'), version: z.string().min(1).max(100) }),
   z.strictObject({ action: z.literal('inject'), kind: z.enum(BAD_CANDIDATE_KINDS) }),
   z.strictObject({ action: z.literal('inject-file'), file: z.string().min(1).max(4096) }),
+  z.strictObject({ action: z.literal('exclude'), session: z.int().min(0), reason: z.string().min(1).max(500) }),
 ]);
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
 
@@ -46,6 +48,8 @@ export async function performControl(run: LiveRun, request: ControlRequest): Pro
     }
     case 'inject-file':
       return summarize(await run.inject({ file: request.file }));
+    case 'exclude':
+      return run.exclude(request.session, request.reason);
     default: {
       const unknown: never = request;
       throw new Error(`unknown action ${JSON.stringify(unknown)}`);
@@ -71,7 +75,7 @@ export async function startControlServer(run: LiveRun): Promise<{ url: string; c
       send(response, 200, { result: await performControl(run, parsed.data) });
     } catch (error) {
       if (error instanceof OpenAiError) return send(response, error.status, { error: { message: error.message } });
-      const status = error instanceof GateRequestError || error instanceof IllegalTransitionError ? 409 : 500;
+      const status = error instanceof GateRequestError || error instanceof IllegalTransitionError || error instanceof SessionExclusionError ? 409 : 500;
       send(response, status, { error: { message: (error as Error).message } });
     }
   };

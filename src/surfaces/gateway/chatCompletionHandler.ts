@@ -346,6 +346,7 @@ function turnRecord(
     sessionId: prepared.turn.sessionId,
     turnType: prepared.turn.turnType,
     sessionDone: prepared.turn.sessionDone,
+    ...(Object.keys(prepared.turn.affinity).length > 0 ? { affinity: prepared.turn.affinity } : {}),
     model: ctx.modelId,
     messages: prepared.messages,
     ...(prepared.generation.kind === 'tools' ? { toolUse: prepared.generation.toolUse } : {}),

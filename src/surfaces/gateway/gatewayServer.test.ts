@@ -204,6 +204,15 @@ describe('turn log', () => {
     expect(side?.timings.firstTokenMs).not.toBeNull();
   });
 
+  it("records OpenClaw's session-affinity headers as sent, and none when none was", async () => {
+    const before = gateway.turnLog.size;
+    await client.chat.completions.create({ model: MODEL, messages: ask }, { headers: { session_id: 'sess-4', 'x-client-request-id': 'sess-4:2' } });
+    await client.chat.completions.create({ model: MODEL, messages: ask });
+    const [withAffinity, without] = gateway.turnLog.all().slice(before);
+    expect(withAffinity?.affinity).toEqual({ sessionId: 'sess-4', clientRequestId: 'sess-4:2' });
+    expect(without?.affinity).toBeUndefined();
+  });
+
   it('refuses malformed turn headers with a 400 instead of guessing', async () => {
     const bad = client.chat.completions.create({ model: MODEL, messages: ask }, { headers: { 'X-Turn-Type': 'primary' } });
     await expect(bad).rejects.toMatchObject({ status: 400, code: 'invalid_header' });

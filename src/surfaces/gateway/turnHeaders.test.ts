@@ -7,23 +7,29 @@ describe('parseTurnHeaders', () => {
       sessionId: 'run-1',
       turnType: 'main',
       sessionDone: true,
+      affinity: {},
     });
   });
 
-  it("names the session by OpenClaw's affinity header when X-Session-Id is absent", () => {
+  it("records OpenClaw's affinity headers apart: they group turns, they are not OpenClaw-RL's session headers", () => {
     const openClaw = { session_id: 's1:0', 'x-session-affinity': 's1:0', 'x-client-request-id': 's1:0' };
-    expect(parseTurnHeaders(openClaw)).toEqual({ sessionId: 's1:0', turnType: 'side', sessionDone: false });
+    expect(parseTurnHeaders(openClaw)).toEqual({
+      sessionId: null,
+      turnType: 'side',
+      sessionDone: false,
+      affinity: { sessionId: 's1:0', sessionAffinity: 's1:0', clientRequestId: 's1:0' },
+    });
   });
 
-  it('prefers X-Session-Id over the affinity header', () => {
-    expect(parseTurnHeaders({ 'x-session-id': 'run-1', 'x-session-affinity': 's1:0' }).sessionId).toBe('run-1');
+  it('leaves out an empty affinity header instead of refusing the request (it never decides serving)', () => {
+    expect(parseTurnHeaders({ 'x-session-affinity': ' ' }).affinity).toEqual({});
   });
 
-  it('refuses an empty affinity header, naming it', () => {
-    expect(() => parseTurnHeaders({ 'x-session-affinity': ' ' })).toThrow(/X-Session-Affinity/);
+  it('refuses an empty X-Session-Id, naming it', () => {
+    expect(() => parseTurnHeaders({ 'x-session-id': ' ' })).toThrow(/X-Session-Id/);
   });
 
-  it('records no session when neither header is sent', () => {
-    expect(parseTurnHeaders({}).sessionId).toBeNull();
+  it('records no session when no header is sent', () => {
+    expect(parseTurnHeaders({})).toEqual({ sessionId: null, turnType: 'side', sessionDone: false, affinity: {} });
   });
 });

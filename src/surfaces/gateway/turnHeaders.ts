@@ -3,16 +3,20 @@
  * `X-Session-Id`, `X-Turn-Type: main|side`, `X-Session-Done: true|false`.
  * A malformed value is a 400, never a silent guess: a main turn recorded as
  * a side turn would never train.
- * Stock OpenClaw sends no `X-Session-Id`; a provider model with
- * `compat.sendSessionAffinityHeaders` sends `X-Session-Affinity` (the same
- * value on every turn of one agent session, also as `session_id` and
- * `x-client-request-id`), which then names the session.
+ *
+ * Also OpenClaw's own session-affinity headers (`session_id`,
+ * `x-session-affinity`, `x-client-request-id` = `<session-id>:<n>`), which it
+ * sends without any plugin: recorded as they came, so live mode can tell one
+ * conversation from another. They never change how a request is served.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from './openAiError';
 import { turnTypes, type TurnType } from '../../run/turnLog';
 
-export type TurnHeaders = { sessionId: string | null; turnType: TurnType; sessionDone: boolean };
+/** OpenClaw's session-affinity headers, each only when sent (the same on every turn of one session). */
+export type AffinityHeaders = { sessionId?: string; sessionAffinity?: string; clientRequestId?: string };
+
+export type TurnHeaders = { sessionId: string | null; turnType: TurnType; sessionDone: boolean; affinity: AffinityHeaders };
 
 const maxSessionIdLength = 256;
 
@@ -23,11 +27,9 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 export function parseTurnHeaders(headers: IncomingHttpHeaders): TurnHeaders {
-  const explicit = single(headers, 'x-session-id');
-  const sessionId = explicit ?? single(headers, 'x-session-affinity');
-  const header = explicit === undefined ? 'X-Session-Affinity' : 'X-Session-Id';
+  const sessionId = single(headers, 'x-session-id');
   if (sessionId !== undefined && (sessionId.length === 0 || sessionId.length > maxSessionIdLength)) {
-    throw badRequest(`Header ${header} must be 1–${maxSessionIdLength} characters.`, null, 'invalid_header');
+    throw badRequest(`Header X-Session-Id must be 1–${maxSessionIdLength} characters.`, null, 'invalid_header');
   }
 
   const rawTurnType = single(headers, 'x-turn-type')?.toLowerCase();
@@ -46,5 +48,17 @@ export function parseTurnHeaders(headers: IncomingHttpHeaders): TurnHeaders {
     else throw badRequest(`Header X-Session-Done must be true or false; got ${JSON.stringify(rawDone)}.`, null, 'invalid_header');
   }
 
-  return { sessionId: sessionId ?? null, turnType, sessionDone };
+  return { sessionId: sessionId ?? null, turnType, sessionDone, affinity: parseAffinityHeaders(headers) };
+}
+
+const affinityHeaderNames = { sessionId: 'session_id', sessionAffinity: 'x-session-affinity', clientRequestId: 'x-client-request-id' } as const;
+
+/** The affinity headers sent, trimmed; an empty or over-long one is left out (it only groups turns, it never decides serving). */
+function parseAffinityHeaders(headers: IncomingHttpHeaders): AffinityHeaders {
+  const out: AffinityHeaders = {};
+  for (const [field, name] of Object.entries(affinityHeaderNames) as [keyof AffinityHeaders, string][]) {
+    const value = single(headers, name);
+    if (value !== undefined && value.length > 0 && value.length <= maxSessionIdLength) out[field] = value;
+  }
+  return out;
 }

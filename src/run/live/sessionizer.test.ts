@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationMessage } from '../../core/protocols/engineProtocol';
+import { affinityKey, nextStateOf, Sessionizer, type Placement, type ServedTurn } from './sessionizer';
+
+let ids = 0;
+function turn(messages: ConversationMessage[], reply: string, extra: Partial<ServedTurn> = {}): ServedTurn {
+  ids += 1;
+  return { id: `chatcmpl-${ids}`, sessionId: null, turnType: 'side', sessionDone: false, messages, response: { text: reply }, ...extra };
+}
+const user = (content: string): ConversationMessage => ({ role: 'user', content });
+const assistant = (content: string): ConversationMessage => ({ role: 'assistant', content });
+const turnOf = (p: Placement) => {
+  if (p.kind !== 'turn') throw new Error(`expected a turn, got ${p.kind}`);
+  return p;
+};
+
+describe('sessionizer', () => {
+  it('groups by X-Session-Id, ignores side turns, gives each reply the next request’s new messages, and ends at X-Session-Done', () => {
+    const s = new Sessionizer();
+    const sys: ConversationMessage = { role: 'system', content: 'be brief' };
+    const a = turn([sys, user('hi')], 'hello', { sessionId: 'abc', turnType: 'main' });
+    const side = turn([user('summarise')], 'ok', { sessionId: 'abc', turnType: 'side' });
+    const b = turn([sys, user('hi'), assistant('hello'), user('thanks, now 2+2?')], '4', { sessionId: 'abc', turnType: 'main', sessionDone: true });
+    expect(turnOf(s.add(a))).toMatchObject({ session: 'header:abc', by: 'header', index: 0, done: false });
+    expect(s.add(side)).toEqual({ kind: 'side', session: 'header:abc' });
+    expect(turnOf(s.add(b))).toEqual({
+      kind: 'turn',
+      session: 'header:abc',
+      by: 'header',
+      index: 1,
+      previous: { turnId: a.id, nextState: [user('thanks, now 2+2?')] },
+      done: true,
+    });
+    // The same id after the session was done: a new session.
+    const c = turn([user('again')], 'yes', { sessionId: 'abc', turnType: 'main' });
+    const again = turnOf(s.add(c));
+    expect(again).toMatchObject({ session: 'header:abc#2', index: 0 });
+    expect(again.previous).toBeUndefined();
+  });
+
+  it('groups by OpenClaw’s affinity headers: session_id, x-session-affinity, or the session part of x-client-request-id', () => {
+    expect(affinityKey({ affinity: { clientRequestId: 'sess-9:3' } })).toBe('sess-9');
+    expect(affinityKey({ affinity: { sessionAffinity: 'aff', clientRequestId: 'x:1' } })).toBe('aff');
+    expect(affinityKey({ affinity: { sessionId: 'sid', sessionAffinity: 'aff' } })).toBe('sid');
+    expect(affinityKey({})).toBeUndefined();
+    const s = new Sessionizer();
+    const a = turn([user('q1')], 'r1', { affinity: { clientRequestId: 'sess-9:1' } });
+    const b = turn([user('q1'), assistant('r1'), user('q2')], 'r2', { affinity: { clientRequestId: 'sess-9:2' } });
+    expect(turnOf(s.add(a))).toMatchObject({ session: 'affinity:sess-9', by: 'affinity', index: 0 });
+    expect(turnOf(s.add(b))).toMatchObject({ session: 'affinity:sess-9', index: 1, previous: { turnId: a.id, nextState: [user('q2')] } });
+  });
+
+  it('without headers, continues the conversation whose messages and reply the request starts with; tool results are a next state', () => {
+    const s = new Sessionizer();
+    const a = turn([user('weather?')], '', { response: { text: '', toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{}' }] } });
+    const followUp: ConversationMessage[] = [
+      user('weather?'),
+      // The client's own id for the call: only the name and arguments are compared.
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_other', name: 'weather', arguments: '{}' }] },
+      { role: 'tool', content: 'sunny', toolCallId: 'call_other' },
+    ];
+    const b = turn(followUp, 'It is sunny.');
+    expect(turnOf(s.add(a))).toMatchObject({ session: 'conversation-1', by: 'prefix', index: 0 });
+    expect(turnOf(s.add(b))).toMatchObject({ session: 'conversation-1', index: 1, previous: { turnId: a.id, nextState: [followUp[2]] } });
+  });
+
+  it('keeps interleaved conversations apart', () => {
+    const s = new Sessionizer();
+    const a1 = turn([user('A?')], 'a1');
+    const b1 = turn([user('B?')], 'b1');
+    const a2 = turn([user('A?'), assistant('a1'), user('more A')], 'a2');
+    const b2 = turn([user('B?'), assistant('b1'), user('more B')], 'b2');
+    const a3 = turn([user('A?'), assistant('a1'), user('more A'), assistant('a2'), user('end A')], 'a3');
+    const placed = [a1, b1, a2, b2, a3].map((t) => turnOf(s.add(t)));
+    expect(placed.map((p) => p.session)).toEqual(['conversation-1', 'conversation-2', 'conversation-1', 'conversation-2', 'conversation-1']);
+    expect(placed.map((p) => p.previous?.turnId)).toEqual([undefined, undefined, a1.id, b1.id, a2.id]);
+  });
+
+  it('makes a fork of a conversation a session of its own; the reply keeps the next state it got first', () => {
+    const s = new Sessionizer();
+    const a = turn([user('draft a poem')], 'roses');
+    const b = turn([user('draft a poem'), assistant('roses'), user('shorter')], 'rose');
+    const fork = turn([user('draft a poem'), assistant('roses'), user('about the sea instead')], 'waves');
+    s.add(a);
+    expect(turnOf(s.add(b)).previous?.turnId).toBe(a.id);
+    const forked = turnOf(s.add(fork));
+    expect(forked).toMatchObject({ session: 'conversation-2', index: 0, forkOf: a.id });
+    expect(forked.previous).toBeUndefined();
+  });
+
+  it('opens a new session when a closed conversation is picked up again', () => {
+    const s = new Sessionizer();
+    const a = turn([user('x')], 'y');
+    s.add(a);
+    s.close('conversation-1');
+    const placed = turnOf(s.add(turn([user('x'), assistant('y'), user('z')], 'w')));
+    expect(placed).toMatchObject({ session: 'conversation-2', index: 0 });
+    expect(placed.previous).toBeUndefined();
+  });
+
+  it('takes the messages after the last assistant turn as the next state when the client rewrote its history', () => {
+    const previous = turn([user('long history'), assistant('old'), user('q')], 'r');
+    expect(nextStateOf(previous, { messages: [user('summary'), assistant('r'), user('next')] })).toEqual([user('next')]);
+  });
+});

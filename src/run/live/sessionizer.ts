@@ -1,0 +1,189 @@
+/**
+ * Live mode's sessions: which served turns are one conversation, and what
+ * came after each assistant reply (the next state it is judged from). An
+ * outside client (OpenClaw) sends no plugin's data, so a conversation is
+ * recognised the first way that applies:
+ *
+ * 1. OpenClaw-RL's headers: the turns with one `X-Session-Id`. Only its
+ *    main turns are the conversation (`X-Turn-Type: side` is a helper call
+ *    that never trains); `X-Session-Done` ends the session after its reply.
+ * 2. OpenClaw's session-affinity headers, the same on every turn of one
+ *    session: `session_id`, else `x-session-affinity`, else the session part
+ *    of `x-client-request-id` (`<session-id>:<n>`).
+ * 3. The message prefix: every request carries the conversation so far, so a
+ *    request whose messages start with an earlier request's messages followed
+ *    by that request's reply continues that conversation. A reply continued a
+ *    second time is a fork (the user went back and said something else): the
+ *    fork is a session of its own, and the reply keeps the next state it got
+ *    first (one reply, one judgment).
+ *
+ * The next state of a reply is what the continuing request added after it:
+ * the user's next message or the tool's results. Pure: no I/O, no clock.
+ */
+import { createHash } from 'node:crypto';
+import type { ConversationMessage } from '../../core/protocols/engineProtocol';
+import type { TurnRecord } from '../turnLog';
+
+export type SessionizedBy = 'header' | 'affinity' | 'prefix';
+
+/** What the sessionizer reads of a served turn. */
+export type ServedTurn = Pick<TurnRecord, 'id' | 'sessionId' | 'turnType' | 'sessionDone' | 'affinity' | 'messages'> & {
+  response: Pick<TurnRecord['response'], 'text' | 'toolCalls'>;
+};
+
+export type Placement =
+  /** A side turn of a header session: served, never part of the conversation. */
+  | { kind: 'side'; session: string }
+  | {
+      kind: 'turn';
+      /** The session's name: `header:<id>`, `affinity:<id>` or `conversation-<n>` (`#<k>` when a done session's id comes back). */
+      session: string;
+      by: SessionizedBy;
+      /** This request's own place in its session (0 = it opened the session). */
+      index: number;
+      /** The session's earlier reply this request answers, and what it added after it. */
+      previous?: { turnId: string; nextState: ConversationMessage[] };
+      /** The reply this request forked from (a prefix session only), whose next state was already given. */
+      forkOf?: string;
+      /** X-Session-Done: the session ends after this turn's reply (which then has no next state). */
+      done: boolean;
+    };
+
+type OpenSession = { name: string; by: SessionizedBy; turns: number; last: ServedTurn | undefined };
+
+/** One message as it is compared: role, text and the calls it made (their ids are the client's to rewrite). */
+function canonical(message: ConversationMessage): string {
+  const calls = 'toolCalls' in message ? message.toolCalls.map((c) => [c.name, c.arguments]) : [];
+  return JSON.stringify([message.role, message.content, calls]);
+}
+
+/** The hash of every prefix of a conversation: prefixHashes(m)[k] names m[0..k]. */
+function prefixHashes(messages: readonly ConversationMessage[]): string[] {
+  const out: string[] = [];
+  let hash = '';
+  for (const message of messages) {
+    hash = createHash('sha256').update(hash).update(canonical(message)).digest('hex');
+    out.push(hash);
+  }
+  return out;
+}
+
+/** The reply as the client sends it back on its next request. */
+export function replyMessage(turn: ServedTurn): ConversationMessage {
+  const calls = turn.response.toolCalls ?? [];
+  return calls.length > 0 ? { role: 'assistant', content: turn.response.text, toolCalls: calls } : { role: 'assistant', content: turn.response.text };
+}
+
+/** OpenClaw's affinity key for a turn, if it sent one. */
+export function affinityKey(turn: Pick<ServedTurn, 'affinity'>): string | undefined {
+  const a = turn.affinity;
+  if (!a) return undefined;
+  if (a.sessionId) return a.sessionId;
+  if (a.sessionAffinity) return a.sessionAffinity;
+  if (a.clientRequestId) {
+    const colon = a.clientRequestId.lastIndexOf(':');
+    return colon > 0 ? a.clientRequestId.slice(0, colon) : a.clientRequestId;
+  }
+  return undefined;
+}
+
+/**
+ * What `next` added after `previous`'s reply: when it carries `previous`'s
+ * conversation and reply, the messages after them; otherwise (the client
+ * trimmed or compacted its history) the messages after its last assistant
+ * turn.
+ */
+export function nextStateOf(previous: ServedTurn, next: Pick<ServedTurn, 'messages'>): ConversationMessage[] {
+  const before = [...previous.messages, replyMessage(previous)];
+  const prefix = prefixHashes(before).at(-1);
+  if (next.messages.length > before.length && prefixHashes(next.messages.slice(0, before.length)).at(-1) === prefix) {
+    return next.messages.slice(before.length);
+  }
+  const lastAssistant = next.messages.map((m) => m.role).lastIndexOf('assistant');
+  return next.messages.slice(lastAssistant + 1);
+}
+
+export class Sessionizer {
+  /** Sessions named by a header, by their key (`header:<id>`, `affinity:<id>`). */
+  private readonly keyed = new Map<string, OpenSession>();
+  /** How many times a key's session was done: the next one with that key is `#<n+1>`. */
+  private readonly generations = new Map<string, number>();
+  /** Each reply's conversation end (messages + reply) in the open prefix sessions, hashed → the turn and its session. */
+  private readonly ends = new Map<string, { turn: ServedTurn; session: OpenSession }>();
+  private conversations = 0;
+
+  /** Places a served turn in its session (turns in the order the gateway recorded them). */
+  add(turn: ServedTurn): Placement {
+    if (turn.sessionId !== null) {
+      if (turn.turnType === 'side') return { kind: 'side', session: this.keyedSession(`header:${turn.sessionId}`, 'header').name };
+      return this.place(turn, this.keyedSession(`header:${turn.sessionId}`, 'header'));
+    }
+    const affinity = affinityKey(turn);
+    if (affinity !== undefined) return this.place(turn, this.keyedSession(`affinity:${affinity}`, 'affinity'));
+    return this.placeByPrefix(turn);
+  }
+
+  private keyedSession(key: string, by: SessionizedBy): OpenSession {
+    let session = this.keyed.get(key);
+    if (!session) {
+      const generation = this.generations.get(key) ?? 0;
+      session = { name: generation === 0 ? key : `${key}#${generation + 1}`, by, turns: 0, last: undefined };
+      this.keyed.set(key, session);
+    }
+    return session;
+  }
+
+  private place(turn: ServedTurn, session: OpenSession, forkOf?: string): Placement {
+    // A session's last reply has no next state yet: this request gives it one.
+    const previous = session.last;
+    const link = previous ? { turnId: previous.id, nextState: nextStateOf(previous, turn) } : undefined;
+    const index = session.turns++;
+    session.last = turn;
+    if (session.by === 'prefix') this.ends.set(prefixHashes([...turn.messages, replyMessage(turn)]).at(-1)!, { turn, session });
+    if (turn.sessionDone) this.end(session);
+    return {
+      kind: 'turn',
+      session: session.name,
+      by: session.by,
+      index,
+      ...(link ? { previous: link } : {}),
+      ...(forkOf !== undefined ? { forkOf } : {}),
+      done: turn.sessionDone,
+    };
+  }
+
+  /**
+   * Ends a session (journaled after a quiet spell, or live mode stopping): a
+   * later turn with its key, or continuing its conversation, opens a new one.
+   */
+  close(name: string): void {
+    for (const [key, session] of this.keyed) if (session.name === name) this.end(session, key);
+    // Its conversation ends are forgotten (memory stays bounded by the open sessions): picked up again, it is a new session.
+    for (const [hash, end] of this.ends) if (end.session.name === name) this.ends.delete(hash);
+  }
+
+  private end(session: OpenSession, key = [...this.keyed].find(([, s]) => s === session)?.[0]): void {
+    if (key === undefined) return;
+    this.keyed.delete(key);
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
+  }
+
+  /** The longest earlier conversation end this request's messages start with. */
+  private placeByPrefix(turn: ServedTurn): Placement {
+    const hashes = prefixHashes(turn.messages);
+    // An end must be followed by at least one new message (the next state).
+    for (let length = turn.messages.length - 1; length >= 2; length--) {
+      const found = this.ends.get(hashes[length - 1]!);
+      if (!found) continue;
+      if (found.session.last === found.turn) return this.place(turn, found.session);
+      // The reply was answered already (or the conversation went on past it): a fork.
+      return this.place(turn, this.newConversation(), found.turn.id);
+    }
+    return this.place(turn, this.newConversation());
+  }
+
+  private newConversation(): OpenSession {
+    this.conversations += 1;
+    return { name: `conversation-${this.conversations}`, by: 'prefix', turns: 0, last: undefined };
+  }
+}
