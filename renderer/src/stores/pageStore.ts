@@ -5,18 +5,29 @@ export type Page = 'start' | 'run' | 'viewer';
 
 interface PageState {
   page: Page;
+  /** Whether a page has been asked for since the window opened. */
+  chosen: boolean;
   show(page: Page): void;
+  /** Shows what the lab restored at start-up, unless a page was already asked for. */
+  showRestored(page: Page): void;
 }
 
 /** The page domain: which page the main pane shows. */
-export const usePageStore = create<PageState>()((set) => ({
+export const usePageStore = create<PageState>()((set, get) => ({
   page: 'start',
-  show: (page) => set({ page }),
+  chosen: false,
+  show: (page) => set({ page, chosen: true }),
+  showRestored: (page) => {
+    // The lab's answer can arrive after the person's first click (a busy machine): that click wins.
+    if (!get().chosen) set({ page });
+  },
 }));
 
 /**
  * The page follows what the person asked for: opening a curve shows the
- * viewer; starting or opening a run shows the run. Subscribed once, in main.tsx.
+ * viewer; starting or opening a run shows the run. A run the lab already
+ * had open when the window loaded is shown only if nothing was asked for yet.
+ * Subscribed once, in main.tsx.
  */
 export function followRequests(stores: {
   viewer: { subscribe(listener: (state: { status: string }, previous: { status: string }) => void): () => void };
@@ -28,7 +39,9 @@ export function followRequests(stores: {
     if (state.status !== previous.status && state.status !== 'empty') usePageStore.getState().show('viewer');
   });
   const offRun = stores.labRun.subscribe((state, previous) => {
-    if (state.run !== null && state.run.header.runDir !== previous.run?.header.runDir) usePageStore.getState().show('run');
+    if (state.run === null || state.run.header.runDir === previous.run?.header.runDir) return;
+    if (previous.run === null) usePageStore.getState().showRestored('run');
+    else usePageStore.getState().show('run');
   });
   return () => {
     offViewer();
