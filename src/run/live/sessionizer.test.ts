@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationMessage } from '../../core/protocols/engineProtocol';
-import { affinityKey, nextStateOf, Sessionizer, type Placement, type ServedTurn } from './sessionizer';
+import { affinityKey, nextStateOf, Sessionizer, userWords, type Placement, type ServedTurn } from './sessionizer';
 
 let ids = 0;
 function turn(messages: ConversationMessage[], reply: string, extra: Partial<ServedTurn> = {}): ServedTurn {
@@ -101,5 +101,42 @@ describe('sessionizer', () => {
   it('takes the messages after the last assistant turn as the next state when the client rewrote its history', () => {
     const previous = turn([user('long history'), assistant('old'), user('q')], 'r');
     expect(nextStateOf(previous, { messages: [user('summary'), assistant('r'), user('next')] })).toEqual([user('next')]);
+  });
+
+  it('recognises OpenClaw’s stock traffic as one session from its first request, the user’s words without OpenClaw’s envelope', () => {
+    // As `openclaw agent --local --session-id sess-abc` sends it with sendSessionAffinityHeaders:
+    // the same `<session>:0` in all three headers on every request, the first included; each user
+    // message stamped with its time, the session's first followed by OpenClaw's runtime line.
+    const affinity = { sessionId: 'sess-abc:0', sessionAffinity: 'sess-abc:0', clientRequestId: 'sess-abc:0' };
+    const sys: ConversationMessage = { role: 'system', content: 'You are a personal assistant running inside OpenClaw.' };
+    const first = user('[Sat 2026-12-05 09:55 UTC] What is 12 + 30?\n\nRuntime: agent=main | session=agent:main:explicit:sess-abc | sessionId=sess-abc');
+    const complaint = user('[Sat 2026-12-05 09:56 UTC] This looks too AI-written. Write it as plain sentences, without bold or lists.');
+    const thanks = user('[Sat 2026-12-05 09:57 GMT+1] Great, that looks right. Please append the answers to homework/1.txt.');
+    const s = new Sessionizer();
+    const a = turn([sys, first], '**42**', { affinity });
+    const b = turn([sys, first, assistant('**42**'), complaint], '12 plus 30 is 42.', { affinity });
+    const c = turn([sys, first, assistant('**42**'), complaint, assistant('12 plus 30 is 42.'), thanks], 'Done.', { affinity });
+    const placed = [a, b, c].map((t) => turnOf(s.add(t)));
+    expect(placed.map((p) => [p.session, p.by, p.index])).toEqual([
+      ['affinity:sess-abc:0', 'affinity', 0],
+      ['affinity:sess-abc:0', 'affinity', 1],
+      ['affinity:sess-abc:0', 'affinity', 2],
+    ]);
+    expect(placed[1]?.previous).toEqual({
+      turnId: a.id,
+      nextState: [user('This looks too AI-written. Write it as plain sentences, without bold or lists.')],
+    });
+    expect(placed[2]?.previous).toEqual({ turnId: b.id, nextState: [user('Great, that looks right. Please append the answers to homework/1.txt.')] });
+  });
+
+  it('leaves a user message that carries no OpenClaw envelope as it is', () => {
+    expect(userWords('[draft] Runtime: agent=x')).toBe('[draft] Runtime: agent=x');
+    expect(userWords('[Sat 2026-12-05 09:55 America/New_York] hi')).toBe('hi');
+    expect(userWords('[Sat 2026-12-05 09:55:07 GMT-05:00] hi\n\nRuntime: agent=main | host=vm')).toBe('hi');
+    expect(userWords('hi [Sat 2026-12-05 09:55 UTC] there')).toBe('hi [Sat 2026-12-05 09:55 UTC] there');
+    // A tool's result is what the tool returned: never rewritten.
+    const previous = turn([user('q')], '', { response: { text: '', toolCalls: [{ id: 'c1', name: 'tool_search', arguments: '{}' }] } });
+    const result: ConversationMessage = { role: 'tool', content: '[Sat 2026-12-05 09:55 UTC] raw', toolCallId: 'c1' };
+    expect(nextStateOf(previous, { messages: [user('q'), { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'tool_search', arguments: '{}' }] }, result] })).toEqual([result]);
   });
 });

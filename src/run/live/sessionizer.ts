@@ -18,7 +18,8 @@
  *    first (one reply, one judgment).
  *
  * The next state of a reply is what the continuing request added after it:
- * the user's next message or the tool's results. Pure: no I/O, no clock.
+ * the user's next message or the tool's results, the user's message without
+ * the envelope an agent wraps it in (userWords). Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
 import type { ConversationMessage } from '../../core/protocols/engineProtocol';
@@ -88,19 +89,41 @@ export function affinityKey(turn: Pick<ServedTurn, 'affinity'>): string | undefi
 }
 
 /**
+ * OpenClaw stamps every user message with the time it was sent, in the
+ * agent's time zone (`[Sat 2026-12-05 09:55 UTC] `, or `GMT+1`, `CST`…).
+ */
+const OPENCLAW_TIMESTAMP = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [\w:+\-/]{1,40})?\] /u;
+/** And appends its runtime line (agent, session, host, model) to a session's first message. */
+const OPENCLAW_RUNTIME = /\n\nRuntime: agent=[^\n]*$/u;
+
+/**
+ * What the user said in a message an agent wrapped: without OpenClaw's
+ * timestamp and runtime line. The judge reads the user's words (the rule
+ * PRM knows a complaint by how it starts), not the client's envelope.
+ */
+export function userWords(content: string): string {
+  return content.replace(OPENCLAW_TIMESTAMP, '').replace(OPENCLAW_RUNTIME, '');
+}
+
+/** A next state's messages with each user message reduced to the user's words. */
+function unwrapped(messages: ConversationMessage[]): ConversationMessage[] {
+  return messages.map((m) => (m.role === 'user' ? { ...m, content: userWords(m.content) } : m));
+}
+
+/**
  * What `next` added after `previous`'s reply: when it carries `previous`'s
  * conversation and reply, the messages after them; otherwise (the client
  * trimmed or compacted its history) the messages after its last assistant
- * turn.
+ * turn. User messages are given as the user's words (userWords).
  */
 export function nextStateOf(previous: ServedTurn, next: Pick<ServedTurn, 'messages'>): ConversationMessage[] {
   const before = [...previous.messages, replyMessage(previous)];
   const prefix = prefixHashes(before).at(-1);
   if (next.messages.length > before.length && prefixHashes(next.messages.slice(0, before.length)).at(-1) === prefix) {
-    return next.messages.slice(before.length);
+    return unwrapped(next.messages.slice(before.length));
   }
   const lastAssistant = next.messages.map((m) => m.role).lastIndexOf('assistant');
-  return next.messages.slice(lastAssistant + 1);
+  return unwrapped(next.messages.slice(lastAssistant + 1));
 }
 
 export class Sessionizer {
