@@ -6,11 +6,12 @@
 // would (its session-affinity headers on, the small-prompt settings). The lab
 // must record them as ONE session recognised by OpenClaw's affinity headers,
 // each reply judged by what came next (the user's next message, or a tool's
-// result when OpenClaw called one), train one step from that session alone,
-// and the gate must decide on the candidate (its probe rounds run for real),
-// confirmed by a person as `gatelab confirm` does when it passes. Every line
-// OpenClaw shows of a reply must be the gateway's. Every wait is on a journal
-// event or a process's exit, never on time.
+// result when OpenClaw called one), and train one step from that session
+// alone; the candidate goes through the gate (verified, three probe rounds on
+// the probe engine, a person's confirmation through the control endpoint) and
+// serves OpenClaw's next turn. Every line OpenClaw shows of a reply must be
+// the gateway's. Every wait is on a journal event or a process's exit, never
+// on time.
 // Skipped, with the reason, where this machine has no OpenClaw install
 // (`npm run setup:openclaw`, which needs Node 24) or cannot run the recipe
 // (no vLLM environment, no model, no torch trainer backend).
@@ -57,6 +58,8 @@ const USER_TURNS = [
 ];
 /** The rule judge's score of the reply each user message answers (the first answers none). */
 const SCORE_BY_NEXT_USER = [undefined, -1, 1] as const;
+/** Said once the candidate serves. */
+const AFTER_PROMOTION = 'One more: what is 7 + 5?';
 /** Two judged turns: one trainer step from this one session. */
 const BATCH_TURNS = 2;
 
@@ -69,6 +72,15 @@ async function shortRecipe(dir: string): Promise<string> {
   doc.setIn(['trainer', 'window_turns'], BATCH_TURNS);
   // A person confirms: the gate's full path (verify, three probe rounds of two problems, confirm).
   doc.setIn(['gate', 'confirm'], 'manual');
+  // As in smollm2Run.integration.test.ts, this copy's rounds cannot fail on a rate, so that
+  // "probed, confirmed and served" is certain, not likely: no rate in [0, 1] is below serving's
+  // minus 1 or below a floor of 0, and no 64-token reply holds a million style markers more than
+  // serving's. (With the recipe's floors, 64-token probe replies are all cut short, answered 0
+  // < 0.5, and the first round rejects every candidate.) The rounds still run in full on the
+  // probe engine and are journaled; what can still reject the candidate is a real failure —
+  // verify, a probe that errs, a promotion whose re-verify fails — which must fail the test.
+  doc.setIn(['gate', 'margins'], { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 1_000_000 });
+  doc.setIn(['gate', 'floors'], { gold_rate: 0, answered_rate: 0 });
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;
@@ -117,6 +129,8 @@ describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, S
   let completed: SessionCompleted;
   let transcript: Transcript;
   let events: JournalEvent[];
+  let afterPromotion: OpenClawTurn;
+  let afterPromotionRecords: readonly TurnRecord[];
 
   beforeAll(
     async () => {
@@ -160,12 +174,14 @@ describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, S
         (e): e is Extract<JournalEvent, { type: 'candidate-awaiting-confirm' | 'candidate-rejected' }> =>
           e.type === 'candidate-awaiting-confirm' || e.type === 'candidate-rejected',
       );
-      if (verdict.type === 'candidate-awaiting-confirm') {
-        // A person confirms it, as `gatelab confirm` does from another process.
-        await askLiveRun(live.run.runDir, { action: 'confirm', id: verdict.id });
-        await journaled(journal, (e): e is Extract<JournalEvent, { type: 'candidate-promoted' }> => e.type === 'candidate-promoted');
-      }
+      if (verdict.type === 'candidate-rejected') throw new Error(`the gate rejected the trainer's candidate: ${JSON.stringify(verdict.reason)}`);
+      // A person confirms it, as `gatelab confirm` does from another process; the answer comes once serving swapped.
+      await askLiveRun(live.run.runDir, { action: 'confirm', id: verdict.id });
       events = [...journal.events];
+      // OpenClaw goes on talking: served by the promoted version (its session, journaled before, picked up again is a new one).
+      const before = live.run.servedTurns().length;
+      afterPromotion = await runOpenClawTurn(agent, session, AFTER_PROMOTION, TURN_LIMIT_MS);
+      afterPromotionRecords = live.run.servedTurns().slice(before);
     },
     3 * TURN_LIMIT_MS + 1_200_000,
   );
@@ -201,8 +217,8 @@ describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, S
   it('journals the OpenClaw session as one session, recognised by its affinity headers, each reply judged by what came next', () => {
     const sessions = events.filter((e): e is SessionCompleted => e.type === 'session-completed');
     expect(sessions).toHaveLength(1);
-    expect(completed).toMatchObject({ session: 0, taskId: `live:affinity:${session}:0`, turns: recordsOf.flat().length });
-    expect(transcript.live).toEqual({ name: `affinity:${session}:0`, recognisedBy: 'affinity' });
+    expect(completed).toMatchObject({ session: 0, taskId: `live:affinity:${session}`, turns: recordsOf.flat().length });
+    expect(transcript.live).toEqual({ name: `affinity:${session}`, recognisedBy: 'affinity' });
     // Each served reply, in order: the last of an OpenClaw turn is judged by the user's next
     // message (its words, without OpenClaw's envelope); a tool call by the tool's result.
     const expected = recordsOf.flatMap((records, turn) =>
@@ -243,17 +259,26 @@ describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, S
     const staged = events.find((e): e is Extract<JournalEvent, { type: 'candidate-staged' }> => e.type === 'candidate-staged');
     expect(staged).toMatchObject({ version, source: { kind: 'trainer', step: 1 } });
     const { id } = staged!;
-    const rounds = events.filter((e) => e.type === 'probe-round' && e.id === id);
-    const rejected = events.find((e) => e.type === 'candidate-rejected' && e.id === id);
-    if (rejected) {
-      // Rejected, with the reason (verify, or a probe round and the rates that failed it).
-      expect(rejected).toMatchObject({ reason: expect.anything() });
-      console.log(`the gate rejected ${version} after ${rounds.length} probe rounds: ${JSON.stringify(rejected)}`);
-    } else {
-      // Three probe rounds passed in a row, then a person's confirmation, then serving.
-      expect(rounds).toHaveLength(3);
-      expect(events.some((e) => e.type === 'candidate-awaiting-confirm' && e.id === id)).toBe(true);
-      expect(events.find((e) => e.type === 'candidate-promoted' && e.id === id)).toMatchObject({ pointer: { version } });
-    }
+    // Three probe rounds, each candidate and serving sampled on the probe set, passed in a row; a person's confirmation; serving.
+    const rounds = events.filter((e): e is Extract<JournalEvent, { type: 'probe-round' }> => e.type === 'probe-round' && e.id === id);
+    expect(rounds.map((r) => [r.round, r.passed, r.serving.version])).toEqual([
+      [1, true, 'base'],
+      [2, true, 'base'],
+      [3, true, 'base'],
+    ]);
+    const after = (type: JournalEvent['type']) => events.findIndex((e) => e.type === type && 'id' in e && e.id === id);
+    expect(after('candidate-awaiting-confirm')).toBeGreaterThan(events.indexOf(rounds[2]!));
+    expect(events[after('candidate-confirmed')]).toMatchObject({ by: 'person' });
+    expect(events[after('candidate-promoted')]).toMatchObject({ pointer: { version }, previous: { version: 'base' } });
+    expect(events.some((e) => e.type === 'candidate-rejected' || e.type === 'serving-rolled-back')).toBe(false);
+  });
+
+  it('serves OpenClaw’s next turn with the promoted candidate', () => {
+    const version = events.find((e) => e.type === 'candidate-promoted')?.pointer.version;
+    expect(afterPromotionRecords.length).toBeGreaterThanOrEqual(1);
+    expect(afterPromotionRecords.every((t) => t.version === version)).toBe(true);
+    const shown = shownLines(afterPromotion.payloads.map((p) => p.text ?? '').join('\n'));
+    expect(shown.length).toBeGreaterThan(0);
+    for (const line of shown) expect(afterPromotionRecords.at(-1)?.response.text).toContain(line);
   });
 });

@@ -118,15 +118,57 @@ describe('sessionizer', () => {
     const c = turn([sys, first, assistant('**42**'), complaint, assistant('12 plus 30 is 42.'), thanks], 'Done.', { affinity });
     const placed = [a, b, c].map((t) => turnOf(s.add(t)));
     expect(placed.map((p) => [p.session, p.by, p.index])).toEqual([
-      ['affinity:sess-abc:0', 'affinity', 0],
-      ['affinity:sess-abc:0', 'affinity', 1],
-      ['affinity:sess-abc:0', 'affinity', 2],
+      ['affinity:sess-abc', 'affinity', 0],
+      ['affinity:sess-abc', 'affinity', 1],
+      ['affinity:sess-abc', 'affinity', 2],
     ]);
     expect(placed[1]?.previous).toEqual({
       turnId: a.id,
       nextState: [user('This looks too AI-written. Write it as plain sentences, without bold or lists.')],
     });
     expect(placed[2]?.previous).toEqual({ turnId: b.id, nextState: [user('Great, that looks right. Please append the answers to homework/1.txt.')] });
+  });
+
+  it('keeps OpenClaw’s compaction out of the conversation: its helper runs are side turns, and the session goes on past it', () => {
+    // What OpenClaw sent when a session neared its context window (recorded from OpenClaw 2026.9.6):
+    // a memory-flush run (the session's headers, a system prompt of its own), the summarizer (the
+    // bare session id, its own system prompt), then the user's next turn on the compacted history,
+    // its headers counting one compaction (`:1`).
+    const sys: ConversationMessage = { role: 'system', content: 'You are a personal assistant running inside OpenClaw.\n## Tooling' };
+    const at = (n: number) => ({ affinity: { sessionId: `sess-abc:${n}`, sessionAffinity: `sess-abc:${n}`, clientRequestId: `sess-abc:${n}` } });
+    const s = new Sessionizer();
+    const q1 = user('[Sat 2026-12-05 10:07 UTC] Tell me a story');
+    const a = turn([sys, q1], 'Once upon a time…', at(0));
+    const flush = turn(
+      [
+        { role: 'system', content: 'You are a personal assistant running inside OpenClaw.\n## Conversation Context\nPre-compaction memory flush turn.' },
+        q1,
+        assistant('Once upon a time…'),
+        user('Pre-compaction memory flush. Store durable memories only in memory/2026-12-05.md.'),
+      ],
+      'NO_REPLY',
+      at(0),
+    );
+    const summarize = turn(
+      [{ role: 'system', content: 'You are a context summarization assistant.' }, user('<conversation>\n[User]: Tell me a story\n</conversation>')],
+      '## Goal\nA story.',
+      { affinity: { sessionId: 'sess-abc', sessionAffinity: 'sess-abc', clientRequestId: 'sess-abc' } },
+    );
+    const q2 = user('[Sat 2026-12-05 10:08 UTC] This looks too AI-written. Write it as plain sentences.');
+    const b = turn(
+      [sys, user('The conversation history before this point was compacted into the following summary: …'), assistant('Once upon a time…'), q2],
+      'A story.',
+      at(1),
+    );
+    expect(turnOf(s.add(a))).toMatchObject({ session: 'affinity:sess-abc', index: 0 });
+    expect(s.add(flush)).toEqual({ kind: 'side', session: 'affinity:sess-abc' });
+    expect(s.add(summarize)).toEqual({ kind: 'side', session: 'affinity:sess-abc' });
+    // The first reply is judged by what the user said next, not by OpenClaw's flush instruction.
+    expect(turnOf(s.add(b))).toMatchObject({
+      session: 'affinity:sess-abc',
+      index: 1,
+      previous: { turnId: a.id, nextState: [user('This looks too AI-written. Write it as plain sentences.')] },
+    });
   });
 
   it('leaves a user message that carries no OpenClaw envelope as it is', () => {

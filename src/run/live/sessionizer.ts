@@ -7,9 +7,17 @@
  * 1. OpenClaw-RL's headers: the turns with one `X-Session-Id`. Only its
  *    main turns are the conversation (`X-Turn-Type: side` is a helper call
  *    that never trains); `X-Session-Done` ends the session after its reply.
- * 2. OpenClaw's session-affinity headers, the same on every turn of one
- *    session: `session_id`, else `x-session-affinity`, else the session part
- *    of `x-client-request-id` (`<session-id>:<n>`).
+ * 2. OpenClaw's session-affinity headers: `session_id`, else
+ *    `x-session-affinity`, else `x-client-request-id`. OpenClaw sends the
+ *    same value in all three, `<session-id>:<n>`, where `n` counts the
+ *    times it compacted the session's history; the session is
+ *    `<session-id>`, whatever `n`. OpenClaw's own helper runs send the
+ *    session's headers too — the summarizer that compacts the history (a
+ *    bare `<session-id>`), the memory flush before it — each with a system
+ *    prompt of its own: a request whose system prompt is not the one its
+ *    session opened with is a side turn (served, never part of the
+ *    conversation), so a helper's prompt is never taken for the user's next
+ *    message.
  * 3. The message prefix: every request carries the conversation so far, so a
  *    request whose messages start with an earlier request's messages followed
  *    by that request's reply continues that conversation. A reply continued a
@@ -33,7 +41,7 @@ export type ServedTurn = Pick<TurnRecord, 'id' | 'sessionId' | 'turnType' | 'ses
 };
 
 export type Placement =
-  /** A side turn of a header session: served, never part of the conversation. */
+  /** A side turn (X-Turn-Type: side, or an agent's helper run in an affinity session): served, never part of the conversation. */
   | { kind: 'side'; session: string }
   | {
       kind: 'turn';
@@ -50,7 +58,23 @@ export type Placement =
       done: boolean;
     };
 
-type OpenSession = { name: string; by: SessionizedBy; turns: number; last: ServedTurn | undefined };
+type OpenSession = {
+  name: string;
+  by: SessionizedBy;
+  turns: number;
+  last: ServedTurn | undefined;
+  /** The system prompt of the session's first request (an affinity session's turns share it). */
+  system?: string | undefined;
+};
+
+/** A request's system prompt ('' when it has none). */
+function systemPrompt(turn: Pick<ServedTurn, 'messages'>): string {
+  const first = turn.messages[0];
+  return first?.role === 'system' ? first.content : '';
+}
+
+/** OpenClaw's `:<n>` after the session id: how many times it compacted the session's history. */
+const COMPACTION_COUNT = /:\d+$/u;
 
 /** One message as it is compared: role, text and the calls it made (their ids are the client's to rewrite). */
 function canonical(message: ConversationMessage): string {
@@ -75,17 +99,13 @@ export function replyMessage(turn: ServedTurn): ConversationMessage {
   return calls.length > 0 ? { role: 'assistant', content: turn.response.text, toolCalls: calls } : { role: 'assistant', content: turn.response.text };
 }
 
-/** OpenClaw's affinity key for a turn, if it sent one. */
+/** OpenClaw's affinity key for a turn, if it sent one: the session id, without OpenClaw's compaction count. */
 export function affinityKey(turn: Pick<ServedTurn, 'affinity'>): string | undefined {
   const a = turn.affinity;
-  if (!a) return undefined;
-  if (a.sessionId) return a.sessionId;
-  if (a.sessionAffinity) return a.sessionAffinity;
-  if (a.clientRequestId) {
-    const colon = a.clientRequestId.lastIndexOf(':');
-    return colon > 0 ? a.clientRequestId.slice(0, colon) : a.clientRequestId;
-  }
-  return undefined;
+  const value = [a?.sessionId, a?.sessionAffinity, a?.clientRequestId].find((v) => v !== undefined && v !== '');
+  if (value === undefined) return undefined;
+  const key = value.replace(COMPACTION_COUNT, '');
+  return key === '' ? value : key;
 }
 
 /**
@@ -142,7 +162,12 @@ export class Sessionizer {
       return this.place(turn, this.keyedSession(`header:${turn.sessionId}`, 'header'));
     }
     const affinity = affinityKey(turn);
-    if (affinity !== undefined) return this.place(turn, this.keyedSession(`affinity:${affinity}`, 'affinity'));
+    if (affinity !== undefined) {
+      const session = this.keyedSession(`affinity:${affinity}`, 'affinity');
+      // One of OpenClaw's helper runs (compaction's summarizer, the memory flush): not the user's conversation.
+      if (session.turns > 0 && systemPrompt(turn) !== session.system) return { kind: 'side', session: session.name };
+      return this.place(turn, session);
+    }
     return this.placeByPrefix(turn);
   }
 
@@ -161,6 +186,7 @@ export class Sessionizer {
     const previous = session.last;
     const link = previous ? { turnId: previous.id, nextState: nextStateOf(previous, turn) } : undefined;
     const index = session.turns++;
+    if (index === 0) session.system = systemPrompt(turn);
     session.last = turn;
     if (session.by === 'prefix') this.ends.set(prefixHashes([...turn.messages, replyMessage(turn)]).at(-1)!, { turn, session });
     if (turn.sessionDone) this.end(session);
