@@ -69,8 +69,8 @@ export function openClawConfig(gateway: OpenClawGateway, options: { contextWindo
               contextWindow: options.contextWindow,
               maxTokens: options.maxTokens,
               // X-Session-Affinity (and session_id, x-client-request-id) on every
-              // request: the same value through one agent session, which is how
-              // the gateway tells OpenClaw's sessions apart.
+              // request: `<session-id>:<n>`, n counting the session's compactions,
+              // which is how live mode tells OpenClaw's sessions apart.
               compat: { sendSessionAffinityHeaders: true },
             },
           ],

