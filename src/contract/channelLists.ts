@@ -27,6 +27,10 @@ export const LAB_METHOD_CHANNELS = [
   'labRuns.probeReplies',
   'labRuns.transcript',
   'labRuns.openCurve',
+  'labLive.start',
+  'labLive.endpoint',
+  'labLive.transcript',
+  'labLive.exclude',
   'workers.list',
 ] as const;
 

@@ -137,6 +137,10 @@ export function createLabCore(options: LabCoreOptions): LabCore {
       events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
       return run;
     },
+    'labLive.start': async (params) => runs.startLive(params),
+    'labLive.endpoint': async () => runs.live.endpoint(),
+    'labLive.transcript': async ({ session }) => runs.live.transcript(session),
+    'labLive.exclude': async ({ session, reason }) => runs.live.exclude(session, reason),
     'workers.list': async () => workers.view(),
   };
 

@@ -42,9 +42,14 @@ export type LiveSessionsOptions = {
   /** The clock a quiet spell is measured on (ms). */
   now?: () => number;
   onLog?: (line: string) => void;
+  /** Told whenever an open conversation changes (a turn served, a reply judged, a session journaled): the desktop redraws. */
+  onChange?: () => void;
   /** A failure live mode cannot go on after (the journal failed): it must stop. */
   onFatal: (error: Error) => void;
 };
+
+/** What the desktop shows of a conversation not yet journaled. */
+export type OpenConversation = { name: string; by: SessionizedBy; turns: number; judged: number; toTrain: number; lastServedAt: number };
 
 type OpenSession = {
   name: string;
@@ -98,6 +103,18 @@ export class LiveSessions {
     return [...this.open.keys()];
   }
 
+  /** The conversations not yet journaled, oldest first. */
+  openConversations(): OpenConversation[] {
+    return [...this.open.values()].map((s) => ({
+      name: s.name,
+      by: s.by,
+      turns: s.turns.length,
+      judged: s.turns.filter((t) => t.judgment !== null).length,
+      toTrain: s.samples.length,
+      lastServedAt: s.lastServedAt,
+    }));
+  }
+
   /** Places a served turn; its judging and journaling are queued (the client's response does not wait for them). */
   served(record: TurnRecord): void {
     const placement = this.sessionizer.add(record);
@@ -127,6 +144,7 @@ export class LiveSessions {
     const target = session;
     if (previous) this.enqueue(() => this.judge(target, previous.turnId, previous.nextState));
     if (placement.done) this.close(session.name);
+    this.options.onChange?.();
   }
 
   /** Journals every session no turn was served to for `idleMs` (their last replies stay untrained). */
@@ -163,6 +181,7 @@ export class LiveSessions {
         this.failed = true;
         this.options.onFatal(error as Error);
       }
+      this.options.onChange?.();
     });
   }
 
