@@ -35,7 +35,7 @@ export type LiveEndpointView = z.infer<typeof LiveEndpointView>;
 export const labLiveMethods = {
   'labLive.start': {
     summary:
-      "Create a live-mode run folder from a recipe and serve outside clients through the gateway: conversations become judged sessions, candidates go through the gate. At most one run of sessions at a time.",
+      'Create a live-mode run folder from a recipe and serve outside clients through the gateway: conversations become judged sessions, candidates go through the gate. At most one run of sessions at a time.',
     params: z.strictObject({
       recipe: recipeId,
       confirm: z.enum(CONFIRM_MODES).default('manual'),

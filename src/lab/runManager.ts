@@ -128,7 +128,12 @@ export class RunManager {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
       let runDir: string;
       try {
-        runDir = await createRun(file, path.join(this.options.runsDir, `${params.recipe.replace(/\.ya?ml$/, '')}-live-${stamp}`), { confirm: params.confirm }, { live: true });
+        runDir = await createRun(
+          file,
+          path.join(this.options.runsDir, `${params.recipe.replace(/\.ya?ml$/, '')}-live-${stamp}`),
+          { confirm: params.confirm },
+          { live: true },
+        );
       } catch (error) {
         throw asLabError(error);
       }

@@ -13,7 +13,11 @@ describe('what a person pastes to point a client at live mode', () => {
     expect(config.models.mode).toBe('replace');
     expect(Object.keys(config.models.providers)).toEqual(['gatelab']);
     expect(config.models.providers['gatelab']).toMatchObject({ baseUrl: endpoint.baseUrl, apiKey: endpoint.token });
-    expect(config.models.providers['gatelab']!.models[0]).toEqual({ id: 'gatelab-policy', name: 'gatelab-policy', compat: { sendSessionAffinityHeaders: true } });
+    expect(config.models.providers['gatelab']!.models[0]).toEqual({
+      id: 'gatelab-policy',
+      name: 'gatelab-policy',
+      compat: { sendSessionAffinityHeaders: true },
+    });
     expect(config.agents.defaults.model.primary).toBe('gatelab/gatelab-policy');
     expect(config.agents.defaults.skills).toEqual([]);
     expect(config.tools).toEqual({ profile: 'minimal' });

@@ -36,7 +36,10 @@ export function followRequests(stores: {
   viewer: { subscribe(listener: (state: { status: string }, previous: { status: string }) => void): () => void };
   labRun: {
     subscribe(
-      listener: (state: { run: { header: { runDir: string; live: unknown } } | null }, previous: { run: { header: { runDir: string; live: unknown } } | null }) => void,
+      listener: (
+        state: { run: { header: { runDir: string; live: unknown } } | null },
+        previous: { run: { header: { runDir: string; live: unknown } } | null },
+      ) => void,
     ): () => void;
   };
 }): () => void {

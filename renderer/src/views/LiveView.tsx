@@ -156,7 +156,15 @@ function LiveStart() {
 /** A live-mode run: where to point a client, the conversations as they come, the journaled sessions, and the gate. */
 function LiveRun({ run }: { run: RunView }) {
   const { pending, problem, stop, resume, confirm, reject, dismiss } = useLabRunStore(
-    useShallow((s) => ({ pending: s.pending, problem: s.problem, stop: s.stop, resume: s.resume, confirm: s.confirm, reject: s.reject, dismiss: s.dismissProblem })),
+    useShallow((s) => ({
+      pending: s.pending,
+      problem: s.problem,
+      stop: s.stop,
+      resume: s.resume,
+      confirm: s.confirm,
+      reject: s.reject,
+      dismiss: s.dismissProblem,
+    })),
   );
   const { openTranscript, transcript, show, forget, close } = useLiveStore(
     useShallow((s) => ({
@@ -198,7 +206,13 @@ function LiveRun({ run }: { run: RunView }) {
               </button>
             )}
             {continuable && (
-              <button type="button" className="button primary" data-testid="live-continue" disabled={isPending(pending, 'resume')} onClick={() => void resume()}>
+              <button
+                type="button"
+                className="button primary"
+                data-testid="live-continue"
+                disabled={isPending(pending, 'resume')}
+                onClick={() => void resume()}
+              >
                 {isPending(pending, 'resume') ? 'Starting…' : 'Continue'}
               </button>
             )}

@@ -76,7 +76,7 @@ describe('live sessions', () => {
     await rm(runDir, { recursive: true, force: true });
   });
 
-  async function open(now: () => number) {
+  async function open(now: () => number, onChange?: () => void) {
     runDir = await mkdtemp(path.join(tmpdir(), 'gatelab-live-sessions-'));
     const journal = await RunJournal.open(runDir);
     await journal.append({ type: 'run-started', runId: 'r', recipeFile: 'x', recipe: {}, baseVersion: { version: 'base', sha256: 'a'.repeat(64) } });
@@ -89,6 +89,7 @@ describe('live sessions', () => {
       sampling: { countPromptTokens: async (messages) => messages.length * 10, maxPositions: 512 },
       feed: { add: (samples) => void fed.push([...samples]) },
       now,
+      ...(onChange ? { onChange } : {}),
       onFatal: (error) => {
         throw error;
       },
@@ -147,5 +148,28 @@ describe('live sessions', () => {
       turns: { skipped?: string; judgment: { score: number } | null }[];
     };
     expect(transcript.turns[0]).toMatchObject({ judgment: { score: -1 }, skipped: expect.stringMatching(/forced tool call/) as unknown });
+  });
+
+  it('shows the conversations not yet journaled, as they go, and tells of each change', async () => {
+    let changes = 0;
+    const { live, journal } = await open(
+      () => Date.parse('2026-01-01T00:00:05.000Z'),
+      () => void (changes += 1),
+    );
+    const q: ConversationMessage = { role: 'user', content: 'What is 2 + 3?' };
+    live.served(served([q], 'It is **5**.', { affinity: { sessionId: 'claw-1:0' } }));
+    expect(live.openConversations()).toEqual([
+      { name: 'affinity:claw-1:0', by: 'affinity', turns: 1, judged: 0, toTrain: 0, lastServedAt: Date.parse('2026-01-01T00:00:05.000Z') },
+    ]);
+    live.served(
+      served([q, { role: 'assistant', content: 'It is **5**.' }, { role: 'user', content: COMPLAINT }], 'It is 5.', { affinity: { sessionId: 'claw-1:0' } }),
+    );
+    await live.idle();
+    expect(live.openConversations()).toMatchObject([{ turns: 2, judged: 1, toTrain: 1 }]);
+    // Two turns served, one judgment done.
+    expect(changes).toBe(3);
+    await live.closeAll();
+    expect(live.openConversations()).toEqual([]);
+    await journal.close();
   });
 });

@@ -6,8 +6,9 @@ import { useLiveStore } from '../../stores/liveStore';
 
 /** A button that copies `text` and says so (or says why it could not). */
 function CopyButton({ text, label, testId }: { text: string | null; label: string; testId: string }) {
-  const [outcome, setOutcome] = useState<'idle' | 'copied' | 'failed'>('idle');
-  useEffect(() => setOutcome('idle'), [text]);
+  // The outcome of copying this very text: a new text (a new token) starts unsaid.
+  const [copied, setCopied] = useState<{ text: string; ok: boolean } | null>(null);
+  const outcome = copied === null || copied.text !== text ? 'idle' : copied.ok ? 'copied' : 'failed';
   return (
     <button
       type="button"
@@ -18,8 +19,8 @@ function CopyButton({ text, label, testId }: { text: string | null; label: strin
       onClick={() => {
         if (text === null) return;
         navigator.clipboard.writeText(text).then(
-          () => setOutcome('copied'),
-          () => setOutcome('failed'),
+          () => setCopied({ text, ok: true }),
+          () => setCopied({ text, ok: false }),
         );
       }}
     >

@@ -5,7 +5,7 @@ import { RECOGNISED_TEXT } from './ConversationsCard';
 
 /** Which trainer steps used a session's turns, in words. */
 export function trainedInText(training: SessionTrainingView): string {
-  if (training.trainedIn.length === 0) return training.samples === 0 ? '—' : 'not yet';
+  if (training.trainedIn.length === 0) return training.excluded !== null ? 'never (excluded)' : training.samples === 0 ? '—' : 'not yet';
   return training.trainedIn.map((t) => `step ${t.step}`).join(', ');
 }
 

@@ -26,11 +26,22 @@ function Judgment({ turn }: { turn: TranscriptTurnView }) {
           PRM score{' '}
           <strong className={turn.reward === 1 ? 'reward-pos' : turn.reward === -1 ? 'reward-neg' : ''}>{turn.reward > 0 ? '+1' : turn.reward}</strong>
           {' · '}
-          {turn.hint === null ? 'no hint' : <>hint{turn.hint.accepted ? '' : ' (not accepted: too short)'}: “{turn.hint.text}”</>}
+          {turn.hint === null ? (
+            'no hint'
+          ) : (
+            <>
+              hint{turn.hint.accepted ? '' : ' (not accepted: too short)'}: “{turn.hint.text}”
+            </>
+          )}
           {turn.training !== null && <> · {TRAINING[turn.training]}</>}
         </>
       )}
-      {turn.skipped !== null && <span className="text-warn"> {turn.reward !== null ? '· ' : ''}no sample: {turn.skipped}</span>}
+      {turn.skipped !== null && (
+        <span className="text-warn">
+          {' '}
+          {turn.reward !== null ? '· ' : ''}no sample: {turn.skipped}
+        </span>
+      )}
     </div>
   );
 }
@@ -73,7 +84,14 @@ export function LiveTranscriptDrawer({ session, state, onClose }: { session: num
               </p>
             )}
           </div>
-          <button ref={closeButton} type="button" className="button secondary small" data-testid="live-transcript-close" onClick={onClose} aria-label="Close the transcript">
+          <button
+            ref={closeButton}
+            type="button"
+            className="button secondary small"
+            data-testid="live-transcript-close"
+            onClick={onClose}
+            aria-label="Close the transcript"
+          >
             ✕ Close
           </button>
         </header>
