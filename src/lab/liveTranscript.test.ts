@@ -12,7 +12,11 @@ import type { ConversationMessage } from '../core/protocols/engineProtocol';
 import { LiveSessions } from '../run/live/liveSessions';
 import type { TurnRecord } from '../run/turnLog';
 import { liveTranscriptView, readLiveTranscriptFile, styleVerdict } from './liveTranscript';
-import { readSessionDetail } from './sessionDetails';
+import { writeTestRecipe } from '../../tests/helpers/testRecipe';
+import { RunView } from '../contract';
+import { loadRecipe } from '../core/recipe/loadRecipe';
+import { buildRunView } from './runView';
+import { readSessionDetail, SessionDetailCache } from './sessionDetails';
 import { sessionTrainings } from './sessionTraining';
 
 const COMPLAINT = 'This looks too AI-written. Write plain sentences without bold.';
@@ -99,6 +103,22 @@ describe('a live session read back for the desktop', () => {
       [COMPLAINT, null, null],
     ]);
     expect(view.turns[1]!.skipped).toMatch(/no next state/);
+
+    // The run view the renderer gets holds it, and passes the contract (live mode's extra curve columns left out).
+    const started = journal.events[0] as { recipe: unknown };
+    started.recipe = (await loadRecipe(await writeTestRecipe(runDir, {}))).recipe;
+    const cache = new SessionDetailCache(runDir);
+    expect(await cache.load(journal.events)).toEqual([]);
+    const runView = RunView.parse(
+      buildRunView({
+        runDir,
+        events: journal.events,
+        details: cache.all,
+        liveness: { phase: 'running', error: null, heldBy: null, running: null, injections: [], serving: null, update: 1 },
+      }),
+    );
+    expect(runView.header.live).toEqual({ serving: null, open: [] });
+    expect(runView.sessions).toMatchObject([{ session: 0, live: { name: 'header:rl-1', recognisedBy: 'header' }, training: { samples: 1 } }]);
     await journal.close();
   });
 

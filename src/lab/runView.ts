@@ -183,12 +183,18 @@ function sessionViews(events: readonly JournalEvent[], curve: ReturnType<typeof 
       reaction: detail.reaction,
       reward: detail.reward,
       hint: detail.hint,
-      curve: CurveRow.parse(row),
+      curve: curveColumns(row),
       training,
       live: detail.live,
     });
   }
   return out.sort((a, b) => a.session - b.session);
+}
+
+/** The curve.csv columns of a session's row (live mode's sessions carry more: judged and trained turns, the PRM's mean). */
+function curveColumns(row: ReturnType<typeof runCurve>[number]): SessionView['curve'] {
+  const record = row as Record<string, unknown>;
+  return CurveRow.parse(Object.fromEntries(Object.keys(CurveRow.shape).map((key) => [key, record[key]])));
 }
 
 const statOf = (stats: Record<string, number>, key: string): number | null => {
