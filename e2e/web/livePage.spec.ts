@@ -1,6 +1,6 @@
 // The Live page end to end, in a real browser against the real lab on the
 // embedded recipe (shortened: short replies, a trainer step per two judged
-// turns, two probe problems, margins no short run can miss): live mode is
+// judged turns, two probe problems, margins no short run can miss): live mode is
 // started from the page, the endpoint read off it, and the official `openai`
 // client talks to the gateway as an outside agent would. Sessions appear
 // with their judged turns; one is excluded from the page (the journal has the
@@ -20,12 +20,14 @@ import { watchConsole } from './watchConsole';
 type Message = OpenAI.ChatCompletionMessageParam;
 
 // The scripted student's words, which the rule PRM and hint judge read: a complaint (−1, a hint), a save request (+1), done (+1).
-const USER_TURNS = [
-  'What is 12 + 30? Show your work.',
-  'This looks too AI-written. Write it as plain sentences, without bold or lists.',
-  'Great, that looks right. Please append the answers to homework/3.txt.',
-  'HOMEWORK_DONE',
-];
+const QUESTION = 'What is 12 + 30? Show your work.';
+const COMPLAINT = 'This looks too AI-written. Write it as plain sentences, without bold or lists.';
+const SAVE = 'Great, that looks right. Please append the answers to homework/3.txt.';
+const DONE = 'HOMEWORK_DONE';
+/** Three judged replies (−1, +1, +1) and a last one with no next state. */
+const SHORT = [QUESTION, COMPLAINT, SAVE, DONE];
+/** Four judged replies: one trainer step's batch on its own. */
+const LONG = [QUESTION, COMPLAINT, COMPLAINT, SAVE, DONE];
 
 /** One conversation: each request carries the conversation so far, as an agent's do. */
 class Conversation {
@@ -33,14 +35,15 @@ class Conversation {
   constructor(
     private readonly client: OpenAI,
     private readonly model: string,
+    private readonly words: readonly string[],
     private readonly headers: (turn: number, last: boolean) => Record<string, string>,
   ) {}
 
   async say(turn: number): Promise<void> {
-    this.messages.push({ role: 'user', content: USER_TURNS[turn]! });
+    this.messages.push({ role: 'user', content: this.words[turn]! });
     const completion = await this.client.chat.completions.create(
       { model: this.model, messages: this.messages, max_completion_tokens: 24 },
-      { headers: this.headers(turn, turn === USER_TURNS.length - 1) },
+      { headers: this.headers(turn, turn === this.words.length - 1) },
     );
     this.messages.push({ role: 'assistant', content: completion.choices[0]!.message.content ?? '' });
   }
@@ -70,8 +73,9 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     recipesDir = await mkdtemp(join(tmpdir(), 'gatelab-e2e-live-recipes-'));
     await writeTestRecipe(recipesDir, {
       maxTokens: 24,
-      batchTurns: 2,
-      windowTurns: 2,
+      // One step per four judged turns: the first session's three wait for the person to exclude them (no step can take them first).
+      batchTurns: 4,
+      windowTurns: 4,
       probeProblems: 2,
       probeMaxTokens: 48,
       confirm: 'manual',
@@ -125,10 +129,10 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
 
     const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0 });
     // 1. OpenClaw-RL's headers: an open conversation as it goes, a journaled session once done.
-    const first = new Conversation(client, model, headered('rl-1'));
+    const first = new Conversation(client, model, SHORT, headered('rl-1'));
     await first.say(0);
     await expect(page.getByTestId('open-header:rl-1')).toHaveAttribute('data-turns', '1');
-    for (let turn = 1; turn < USER_TURNS.length; turn++) await first.say(turn);
+    for (let turn = 1; turn < SHORT.length; turn++) await first.say(turn);
     const session0 = page.getByTestId('live-session-0');
     await expect(session0).toHaveAttribute('data-name', 'header:rl-1');
     await expect(session0).toHaveAttribute('data-samples', '3');
@@ -142,7 +146,7 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     await expect(judgments).toHaveCount(4);
     expect(await judgments.evaluateAll((els) => els.map((e) => e.getAttribute('data-reward')))).toEqual(['-1', '1', '1', 'none']);
     await expect(judgments.nth(3)).toContainText('no next state');
-    await expect(drawer).toContainText(USER_TURNS[1]!);
+    await expect(drawer).toContainText(COMPLAINT);
     await page.getByTestId('live-transcript-close').click();
 
     // 2. Excluded from the page, with a reason: the journal has the event.
@@ -153,11 +157,11 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     await expect(page.getByTestId('excluded-0')).toContainText('my private data');
     expect((await journal(runsDir, runId)).filter((e) => e.type === 'session-excluded')).toMatchObject([{ session: 0 }]);
 
-    // 3. A second conversation trains; a third (the message prefix alone) stays open.
-    const second = new Conversation(client, model, headered('rl-2'));
-    for (let turn = 0; turn < USER_TURNS.length; turn++) await second.say(turn);
-    await expect(page.getByTestId('live-session-1')).toHaveAttribute('data-samples', '3');
-    const third = new Conversation(client, model, () => ({}));
+    // 3. A second conversation's four judged turns make a step; a third (the message prefix alone) stays open.
+    const second = new Conversation(client, model, LONG, headered('rl-2'));
+    for (let turn = 0; turn < LONG.length; turn++) await second.say(turn);
+    await expect(page.getByTestId('live-session-1')).toHaveAttribute('data-samples', '4');
+    const third = new Conversation(client, model, SHORT, () => ({}));
     await third.say(0);
     await third.say(1);
     await expect(page.getByTestId('open-conversation-1')).toHaveAttribute('data-judged', '1');

@@ -277,8 +277,24 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         harness.api.labRuns.probeReplies({ candidate: 'c1', round: 1 }),
         harness.api.labRuns.stop(),
         harness.api.labRuns.resume(),
+        harness.api.labLive.endpoint(),
+        harness.api.labLive.transcript({ session: 0 }),
+        harness.api.labLive.exclude({ session: 0 }),
       ];
       for (const call of refused) await expect(call).rejects.toMatchObject({ name: 'LabError', code: 'conflict' });
+    });
+
+    test('labLive.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe, starting nothing', async () => {
+      for (const recipe of ['../recipes/embedded-gsm8k-style.yaml', '/etc/passwd']) {
+        expect(await harness.rawInvoke('labLive.start', { recipe }), recipe).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      }
+      expect(await harness.rawInvoke('labLive.start', { recipe: 'embedded-gsm8k-style.yaml', idleSeconds: 1 })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid-params' },
+      });
+      await expect(harness.api.labLive.start({ recipe: 'reef-openclawrl-7gpu.yaml' })).rejects.toMatchObject({ name: 'LabError', code: 'unavailable' });
+      await expect(harness.api.labLive.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
+      expect(await harness.api.labRuns.current()).toEqual({ run: null });
     });
 
     test('labRuns.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe', async () => {
