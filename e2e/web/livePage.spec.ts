@@ -59,6 +59,14 @@ async function journal(runsDir: string, runId: string): Promise<JournalLine[]> {
     .map((l) => JSON.parse(l) as JournalLine);
 }
 
+/** Stops browser mode (its live run journals what is open and lets its processes go) and waits for it to exit. */
+async function stopLab(lab: BrowserMode): Promise<void> {
+  if (lab.child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => lab.child.once('exit', () => resolve()));
+  lab.child.kill('SIGTERM');
+  await exited;
+}
+
 const headered = (id: string) => (_turn: number, last: boolean) => ({ 'X-Session-Id': id, 'X-Turn-Type': 'main', 'X-Session-Done': String(last) });
 
 test.describe.configure({ mode: 'serial' });
@@ -67,6 +75,8 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
   let lab: BrowserMode;
   let runsDir: string;
   let recipesDir: string;
+
+  const labEnv = () => ({ GATELAB_RUNS_DIR: runsDir, GATELAB_RECIPES_DIR: recipesDir });
 
   test.beforeAll(async () => {
     runsDir = await mkdtemp(join(tmpdir(), 'gatelab-e2e-live-runs-'));
@@ -83,13 +93,11 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
       floors: { gold_rate: 0, answered_rate: 0 },
       margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
     });
-    lab = await startBrowserMode({ GATELAB_RUNS_DIR: runsDir, GATELAB_RECIPES_DIR: recipesDir });
+    lab = await startBrowserMode(labEnv());
   });
 
   test.afterAll(async () => {
-    const exited = new Promise<void>((resolve) => lab.child.once('exit', () => resolve()));
-    lab.child.kill('SIGTERM');
-    await exited;
+    await stopLab(lab);
     await rm(runsDir, { recursive: true, force: true });
     await rm(recipesDir, { recursive: true, force: true });
   });
@@ -147,6 +155,7 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     expect(await judgments.evaluateAll((els) => els.map((e) => e.getAttribute('data-reward')))).toEqual(['-1', '1', '1', 'none']);
     await expect(judgments.nth(3)).toContainText('no next state');
     await expect(drawer).toContainText(COMPLAINT);
+    await shootBothThemes(page, 'web-live-transcript');
     await page.getByTestId('live-transcript-close').click();
 
     // 2. Excluded from the page, with a reason: the journal has the event.
@@ -181,6 +190,8 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     expect(await clippedElements(page)).toEqual([]);
     await page.locator('main.main').evaluate((main) => main.scrollTo(0, 0));
     await shootBothThemes(page, 'web-live-serving');
+    await page.getByTestId('live-sessions').scrollIntoViewIfNeeded();
+    await shootBothThemes(page, 'web-live-sessions');
     await candidate.scrollIntoViewIfNeeded();
     await shootBothThemes(page, 'web-live-gate');
 
@@ -198,12 +209,37 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     expect(events.filter((e) => e.type === 'session-completed').map((e) => e.taskId)).toEqual(['live:header:rl-1', 'live:header:rl-2', 'live:conversation-1']);
     for (const step of events.filter((e) => e.type === 'trainer-step')) expect(step.sessionIds).not.toContain(`${runIdOf}/session-0`);
     expect(await clippedElements(page)).toEqual([]);
+    await page.locator('main.main').evaluate((main) => main.scrollTo(0, 0));
     await shootBothThemes(page, 'web-live-stopped');
 
-    // The journal is the truth: the page reads the same after a reload.
+    // The journal is the truth: the page reads the same after a reload…
     await page.reload();
     await expect(page.getByTestId('live-view')).toBeVisible();
     await expect(page.getByTestId('live-session-0')).toHaveAttribute('data-excluded', 'yes');
+
+    // …and after the lab restarts: the live run is listed on the Live page, and continues where its journal ends.
+    expect(problems).toEqual([]);
+    // The page leaves first: a page left open on a lab that goes away rightly reports its lost connection.
+    await page.goto('about:blank');
+    await stopLab(lab);
+    lab = await startBrowserMode(labEnv());
+    await page.goto(lab.url);
+    await page.getByTestId('tab-live').click();
+    await page.getByTestId(`live-continue-${runId}`).click();
+    await expect(page.getByTestId('live-phase')).toHaveAttribute('data-phase', 'running', { timeout: 5 * 60_000 });
+    await expect(page.getByTestId('live-session-0')).toHaveAttribute('data-excluded', 'yes');
+    await expect(page.getByTestId('candidate-c1').getByTestId('candidate-state')).toHaveText('promoted');
+    // A new start of live mode: its own port and token.
+    const again = (await page.getByTestId('live-base-url').textContent())!;
+    expect(again).not.toBe(baseUrl);
+    await page.getByTestId('reveal-token').click();
+    await expect(token).toHaveAttribute('data-revealed', 'yes');
+    const newKey = (await token.textContent())!;
+    expect(newKey).not.toBe(apiKey);
+    await new Conversation(new OpenAI({ baseURL: again, apiKey: newKey, maxRetries: 0 }), model, [QUESTION], headered('rl-3')).say(0);
+    await expect(page.getByTestId('live-session-3')).toHaveAttribute('data-name', 'header:rl-3');
+    await page.getByTestId('live-stop').click();
+    await expect(page.getByTestId('live-phase')).toHaveAttribute('data-phase', 'stopped', { timeout: 3 * 60_000 });
     expect(problems).toEqual([]);
   });
 });

@@ -79,7 +79,7 @@ export function LiveTranscriptDrawer({ session, state, onClose }: { session: num
             {transcript !== null && (
               <p className="muted small">
                 recognised by its {RECOGNISED_TEXT[transcript.recognisedBy]} · {transcript.turns.length} turn{transcript.turns.length === 1 ? '' : 's'} ·{' '}
-                {transcript.training.samples} to train · trained in {trainedInText(transcript.training)}
+                {transcript.training.samples} to train · trained in: {trainedInText(transcript.training)}
                 {transcript.training.excluded !== null && <> · excluded from training ({transcript.training.excluded.reason})</>}
               </p>
             )}
