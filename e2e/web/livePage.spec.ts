@@ -1,10 +1,11 @@
 // The Live page end to end, in a real browser against the real lab on the
-// embedded recipe (shortened: short replies, a trainer step per two judged
-// judged turns, two probe problems, margins no short run can miss): live mode is
+// embedded recipe (shortened: short replies, a trainer step per four judged
+// turns, two probe problems, margins no short run can miss): live mode is
 // started from the page, the endpoint read off it, and the official `openai`
 // client talks to the gateway as an outside agent would. Sessions appear
 // with their judged turns; one is excluded from the page (the journal has the
-// event, and no trainer step lists it); a candidate reaches the gate panel and
+// event, and no trainer step lists it), and an open conversation is excluded
+// before it is even journaled; a candidate reaches the gate panel and
 // the top bar's waiting count; a person confirms it; Stop journals the open
 // conversation. Every wait is on the page's state or the journal, never a sleep.
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
@@ -174,6 +175,10 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     await third.say(0);
     await third.say(1);
     await expect(page.getByTestId('open-conversation-1')).toHaveAttribute('data-judged', '1');
+    // Excluded while still open: it goes on, and is excluded the moment it is journaled.
+    await page.getByTestId('exclude-conversation-1').click();
+    await page.getByTestId('exclude-yes-conversation-1').click();
+    await expect(page.getByTestId('open-training-conversation-1')).toContainText('excluded');
 
     // A candidate from the trainer's step reaches the gate and a person: the gate panel and the top bar's count.
     const candidate = page.getByTestId('candidate-c1');
@@ -203,11 +208,17 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     await page.getByTestId('live-stop').click();
     await expect(page.getByTestId('live-phase')).toHaveAttribute('data-phase', 'stopped', { timeout: 3 * 60_000 });
     await expect(page.getByTestId('live-session-2')).toHaveAttribute('data-name', 'conversation-1');
+    await expect(page.getByTestId('live-session-2')).toHaveAttribute('data-excluded', 'yes');
+    await expect(page.getByTestId('excluded-2')).toContainText('excluded by a person in the desktop');
     await expect(page.getByTestId('live-continue')).toBeVisible();
     await expect(page.getByTestId('live-not-serving')).toBeVisible();
     const events = await journal(runsDir, runId);
     expect(events.filter((e) => e.type === 'session-completed').map((e) => e.taskId)).toEqual(['live:header:rl-1', 'live:header:rl-2', 'live:conversation-1']);
-    for (const step of events.filter((e) => e.type === 'trainer-step')) expect(step.sessionIds).not.toContain(`${runIdOf}/session-0`);
+    expect(events.filter((e) => e.type === 'session-excluded').map((e) => e.session)).toEqual([0, 2]);
+    for (const step of events.filter((e) => e.type === 'trainer-step')) {
+      expect(step.sessionIds).not.toContain(`${runIdOf}/session-0`);
+      expect(step.sessionIds).not.toContain(`${runIdOf}/session-2`);
+    }
     expect(await clippedElements(page)).toEqual([]);
     await page.locator('main.main').evaluate((main) => main.scrollTo(0, 0));
     await shootBothThemes(page, 'web-live-stopped');

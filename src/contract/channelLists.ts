@@ -31,6 +31,7 @@ export const LAB_METHOD_CHANNELS = [
   'labLive.endpoint',
   'labLive.transcript',
   'labLive.exclude',
+  'labLive.excludeOpen',
   'workers.list',
 ] as const;
 

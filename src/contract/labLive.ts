@@ -60,4 +60,10 @@ export const labLiveMethods = {
     params: z.strictObject({ session: count.max(100_000), reason: z.string().trim().max(500).default('') }),
     result: z.strictObject({ session: count, trainedIn: z.array(z.string()) }),
   },
+  'labLive.excludeOpen': {
+    summary:
+      'Keep a conversation still open in the live run on screen out of training: it goes on, and is excluded (session-excluded) the moment it is journaled, before any step can use it.',
+    params: z.strictObject({ name: z.string().min(1).max(600), reason: z.string().trim().max(500).default('') }),
+    result: z.strictObject({ name: z.string() }),
+  },
 } as const satisfies MethodTable;

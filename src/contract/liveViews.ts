@@ -24,6 +24,8 @@ export const OpenConversationView = z.strictObject({
   /** Judged turns that will train once the session is journaled. */
   toTrain: count,
   lastTurnAt: at,
+  /** A person asked to keep it out of training (the reason): it is excluded the moment it is journaled. */
+  exclusion: z.string().nullable(),
 });
 export type OpenConversationView = z.infer<typeof OpenConversationView>;
 

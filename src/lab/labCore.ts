@@ -147,6 +147,7 @@ export function createLabCore(options: LabCoreOptions): LabCore {
     'labLive.endpoint': async () => runs.live.endpoint(),
     'labLive.transcript': async ({ session }) => runs.live.transcript(session),
     'labLive.exclude': async ({ session, reason }) => runs.live.exclude(session, reason),
+    'labLive.excludeOpen': async ({ name, reason }) => runs.live.excludeOpen(name, reason),
     'workers.list': async () => workers.view(),
   };
 

@@ -51,7 +51,7 @@ export class LiveRequests {
 
   async exclude(session: number, reason: string): Promise<{ session: number; trainedIn: string[] }> {
     const c = this.deps.current();
-    const why = reason.trim() === '' ? DEFAULT_EXCLUSION_REASON : reason.trim();
+    const why = reasonOf(reason);
     let outcome: { session: number; trainedIn: string[] };
     if (c.held.kind === 'disk' && c.held.heldBy === null) {
       // Nothing runs it: the event is appended under the run's lock, no engine started for it.
@@ -69,6 +69,22 @@ export class LiveRequests {
     this.deps.log(`Session ${session} excluded from training (${why}); ${used}.`);
     return outcome;
   }
+
+  /** Keeps a conversation still open out of training: excluded the moment live mode journals it (only where this lab serves it). */
+  excludeOpen(name: string, reason: string): { name: string } {
+    const live = liveModeOf(this.deps.current());
+    if (live === null) throw new LabError('conflict', 'live mode does not serve here: only a journaled session can be excluded now');
+    const why = reasonOf(reason);
+    if (!live.sessions.excludeWhenJournaled(name, why))
+      throw new LabError('not-found', `no open conversation ${name}: it may have been journaled meanwhile — exclude its session`);
+    this.deps.log(`Conversation ${name} will be excluded from training when it is journaled (${why}).`);
+    return { name };
+  }
+}
+
+/** The exclusion's reason as written: the person's words, else the default. */
+function reasonOf(reason: string): string {
+  return reason.trim() === '' ? DEFAULT_EXCLUSION_REASON : reason.trim();
 }
 
 /** Another process's answer to an exclude request, read back. */

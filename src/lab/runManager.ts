@@ -566,6 +566,7 @@ function liveServing(c: OpenRun): RunLiveness['serving'] {
       judged: o.judged,
       toTrain: o.toTrain,
       lastTurnAt: new Date(o.lastServedAt).toISOString(),
+      exclusion: o.exclusion,
     })),
   };
 }

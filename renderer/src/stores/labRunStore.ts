@@ -50,6 +50,8 @@ interface LabRunState {
   startLive(params: { recipe: string; confirm: 'manual' | 'auto' }): Promise<boolean>;
   /** Excludes a journaled session from training (a session-excluded journal event); true once the lab wrote it. */
   exclude(session: number, reason: string): Promise<boolean>;
+  /** Keeps a conversation still open out of training (excluded the moment it is journaled); true once the lab agreed. */
+  excludeOpen(name: string, reason: string): Promise<boolean>;
   open(where: { runId: string } | { path: string }): Promise<boolean>;
   stop(): Promise<void>;
   pause(): Promise<void>;
@@ -177,6 +179,14 @@ export const useLabRunStore = create<LabRunState>()((set, get) => {
       if (lab === null) return false;
       // The page shows the exclusion when the journal's event comes back in the run's updates.
       const outcome = await request(`exclude ${session}`, () => lab.labLive.exclude({ session, reason }));
+      return outcome !== undefined;
+    },
+
+    async excludeOpen(name, reason) {
+      const lab = getLab();
+      if (lab === null) return false;
+      // The open conversation's row shows it when the next update comes.
+      const outcome = await request(`exclude ${name}`, () => lab.labLive.excludeOpen({ name, reason }));
       return outcome !== undefined;
     },
 

@@ -155,8 +155,10 @@ function LiveStart() {
 
 /** A live-mode run: where to point a client, the conversations as they come, the journaled sessions, and the gate. */
 function LiveRun({ run }: { run: RunView }) {
-  const { pending, problem, stop, resume, confirm, reject, dismiss } = useLabRunStore(
+  const { pending, problem, stop, resume, confirm, reject, exclude, excludeOpen, dismiss } = useLabRunStore(
     useShallow((s) => ({
+      exclude: s.exclude,
+      excludeOpen: s.excludeOpen,
       pending: s.pending,
       problem: s.problem,
       stop: s.stop,
@@ -251,13 +253,18 @@ function LiveRun({ run }: { run: RunView }) {
             </p>
           </section>
         )}
-        <ConversationsCard open={live.open} serving={serving} />
+        <ConversationsCard open={live.open} serving={serving} onExclude={excludeOpen} />
       </div>
       <LiveSessionsCard
         sessions={run.sessions}
         canExclude={canAct}
         onOpen={(session) => void show(h.runDir, session)}
-        onExcluded={(session) => forget(h.runDir, session)}
+        onExclude={async (session, reason) => {
+          const done = await exclude(session, reason);
+          // Its transcript's training changed: read it again when next opened.
+          if (done) forget(h.runDir, session);
+          return done;
+        }}
       />
       <GateCard
         header={h}

@@ -1,24 +1,35 @@
 import { useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
 import { isPending, useLabRunStore } from '../../stores/labRunStore';
 
 /**
- * Excluding a session from training, in two steps: the button opens a
- * confirmation (with an optional reason); only Confirm writes the journal's
- * append-only `session-excluded` event. A step that already used the
- * session cannot be untrained: the page then names the candidates it made.
+ * Excluding a conversation from training, in two steps: the button opens a
+ * confirmation (with an optional reason); only its confirm button asks the
+ * lab, which writes the journal's append-only `session-excluded` event. A
+ * step that already used a session cannot be untrained: the page then names
+ * the candidates it made.
  */
-export function ExcludeControl({ session, onExcluded }: { session: number; onExcluded: () => void }) {
-  const { pending, exclude } = useLabRunStore(useShallow((s) => ({ pending: s.pending, exclude: s.exclude })));
+export function ExcludeControl({
+  subject,
+  label,
+  request,
+  onExclude,
+}: {
+  /** What the test ids and the group's label name: a session number or a conversation's name. */
+  subject: string;
+  label: string;
+  /** The request's label in the store (its pending state and refusal). */
+  request: string;
+  onExclude: (reason: string) => Promise<boolean>;
+}) {
+  const busy = useLabRunStore((s) => isPending(s.pending, request));
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState('');
-  const busy = isPending(pending, `exclude ${session}`);
   if (!asking) {
     return (
       <button
         type="button"
         className="button secondary small"
-        data-testid={`exclude-${session}`}
+        data-testid={`exclude-${subject}`}
         title="Keep this conversation out of training from now on"
         onClick={() => setAsking(true)}
       >
@@ -27,7 +38,7 @@ export function ExcludeControl({ session, onExcluded }: { session: number; onExc
     );
   }
   return (
-    <div className="exclude-confirm" role="group" aria-label={`Exclude session ${session} from training`} data-testid={`exclude-confirm-${session}`}>
+    <div className="exclude-confirm" role="group" aria-label={`Exclude ${label} from training`} data-testid={`exclude-confirm-${subject}`}>
       <input
         type="text"
         className="input small"
@@ -35,19 +46,17 @@ export function ExcludeControl({ session, onExcluded }: { session: number; onExc
         aria-label="Why (optional)"
         maxLength={500}
         value={reason}
-        data-testid={`exclude-reason-${session}`}
+        data-testid={`exclude-reason-${subject}`}
         onChange={(event) => setReason(event.target.value)}
       />
       <button
         type="button"
         className="button danger small"
-        data-testid={`exclude-yes-${session}`}
+        data-testid={`exclude-yes-${subject}`}
         disabled={busy}
         onClick={() => {
-          void exclude(session, reason).then((done) => {
-            if (!done) return;
-            setAsking(false);
-            onExcluded();
+          void onExclude(reason).then((done) => {
+            if (done) setAsking(false);
           });
         }}
       >

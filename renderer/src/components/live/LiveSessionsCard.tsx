@@ -32,12 +32,13 @@ export function LiveSessionsCard({
   sessions,
   canExclude,
   onOpen,
-  onExcluded,
+  onExclude,
 }: {
   sessions: readonly SessionView[];
   canExclude: boolean;
   onOpen: (session: number) => void;
-  onExcluded: (session: number) => void;
+  /** Asks the lab to exclude a session; true once it did. */
+  onExclude: (session: number, reason: string) => Promise<boolean>;
 }) {
   const live = [...sessions].filter((s) => s.live !== null).reverse();
   return (
@@ -87,7 +88,16 @@ export function LiveSessionsCard({
                 <td>
                   <Status s={s} />
                 </td>
-                <td>{canExclude && s.training.excluded === null && <ExcludeControl session={s.session} onExcluded={() => onExcluded(s.session)} />}</td>
+                <td>
+                  {canExclude && s.training.excluded === null && (
+                    <ExcludeControl
+                      subject={String(s.session)}
+                      label={`session ${s.session}`}
+                      request={`exclude ${s.session}`}
+                      onExclude={(reason) => onExclude(s.session, reason)}
+                    />
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
