@@ -18,6 +18,7 @@ import { CurveView } from './views/CurveView';
 import { EmptyView } from './views/EmptyView';
 import { ErrorView } from './views/ErrorView';
 import { LaunchView } from './views/LaunchView';
+import { LiveView } from './views/LiveView';
 import { windowTitle } from './lib/runProgress';
 import { LabRunView } from './views/LabRunView';
 
@@ -53,8 +54,12 @@ function MainContent() {
   switch (page) {
     case 'start':
       return <LaunchView />;
+    case 'live':
+      return <LiveView />;
     case 'run':
-      return labRun === null ? <LaunchView /> : <LabRunView run={labRun} />;
+      // A live-mode run is shown by its own page (the waiting list and the notification lead here too).
+      if (labRun === null) return <LaunchView />;
+      return labRun.header.live === null ? <LabRunView run={labRun} /> : <LiveView />;
     case 'viewer':
       return <ViewerContent />;
   }

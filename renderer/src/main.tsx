@@ -16,6 +16,7 @@ import './styles.css';
 import './runStyles.css';
 import './storyStyles.css';
 import './chartStyles.css';
+import './liveStyles.css';
 
 // Lab events feed the stores batched per animation frame: one set per frame, not per event.
 const lab = getLab();

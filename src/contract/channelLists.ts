@@ -27,6 +27,11 @@ export const LAB_METHOD_CHANNELS = [
   'labRuns.probeReplies',
   'labRuns.transcript',
   'labRuns.openCurve',
+  'labLive.start',
+  'labLive.endpoint',
+  'labLive.transcript',
+  'labLive.exclude',
+  'labLive.excludeOpen',
   'workers.list',
 ] as const;
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { appMethods } from './app';
 import { labEvents } from './events';
+import { labLiveMethods } from './labLive';
 import { labRunsMethods } from './labRuns';
 import { runsMethods } from './runs';
 import { workersMethods } from './workers';
@@ -17,6 +18,7 @@ export const labMethods = {
   ...appMethods,
   ...runsMethods,
   ...labRunsMethods,
+  ...labLiveMethods,
   ...workersMethods,
 } as const;
 

@@ -5,6 +5,7 @@ export * from './channels';
 export * from './client';
 export * from './errors';
 export * from './events';
+export * from './labLive';
 export * from './labRuns';
 export * from './runPhases';
 export * from './runs';

@@ -16,6 +16,7 @@ import { CONFIRM_MODES } from '../core/recipe/recipeSchema';
 import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
 import { TRAINING_MODES } from '../core/judge/trainDispatch';
 import { servedVersionSchema, sha256Schema } from '../core/weights/weightIds';
+import { LiveHeaderView, LiveSessionView, SessionTrainingView } from './liveViews';
 import { RUN_PHASES } from './runPhases';
 
 export {
@@ -106,6 +107,10 @@ export const SessionView = z.strictObject({
   reward: Reward.nullable(),
   hint: HintView.nullable(),
   curve: CurveRow,
+  /** Its judged turns, the samples it gave, the trainer steps that used them, and whether a person excluded it. */
+  training: SessionTrainingView,
+  /** A live-mode session (an outside client's conversation); null for a session of the recipe's tasks. */
+  live: LiveSessionView.nullable(),
 });
 export type SessionView = z.infer<typeof SessionView>;
 
@@ -330,6 +335,8 @@ export const RunHeader = z.strictObject({
   progress: RunProgressView,
   /** This window's injection requests on this run, oldest first (the newest finished ones are kept). */
   injections: z.array(InjectionView),
+  /** Live mode's part (where clients connect, the conversations not yet journaled); null for a run of the recipe's tasks. */
+  live: LiveHeaderView.nullable(),
   /**
    * Updates sent for this run view so far: a patch carries n, the next n + 1.
    * A renderer that sees a gap (a dropped socket) fetches `labRuns.current` again.
@@ -386,6 +393,8 @@ export const RunFolderInfo = z.strictObject({
   awaitingConfirm: z.array(candidateId),
   /** A process that holds the run right now (this lab, or `gatelab run`), or null. */
   heldBy: z.int().positive().nullable(),
+  /** A live-mode run (outside clients' conversations; continued by live mode, not resumed). */
+  live: z.boolean(),
 });
 export type RunFolderInfo = z.infer<typeof RunFolderInfo>;
 
@@ -432,6 +441,8 @@ export const RunningRunView = z.strictObject({
   phase: z.enum(RUN_PHASES),
   sessionsCompleted: count,
   sessionsPlanned: z.int().positive(),
+  /** Live mode: sessions are outside conversations, so `sessionsPlanned` means nothing. */
+  live: z.boolean(),
 });
 export type RunningRunView = z.infer<typeof RunningRunView>;
 

@@ -90,6 +90,7 @@ describe('the run this lab runs and the run on screen', () => {
       phase: 'running',
       sessionsCompleted: 1,
       sessionsPlanned: recipe.tasks.sessions,
+      live: false,
     });
   });
 });

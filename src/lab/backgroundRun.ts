@@ -64,5 +64,6 @@ export function runningView(run: HeldRun & { events: readonly JournalEvent[] }):
     phase: run.phase,
     sessionsCompleted: status.sessions.completed,
     sessionsPlanned: status.sessions.planned,
+    live: run.events[0]?.type === 'run-started' && run.events[0].live === true,
   };
 }

@@ -19,7 +19,7 @@ export interface LabCoreOptions {
   readonly assetsDir: string;
   readonly version: string;
   readonly mode: AppMode;
-  /** The recipes the desktop offers (default: the recipes/ folder beside assets/). */
+  /** The recipes the desktop offers (default: $GATELAB_RECIPES_DIR, else the recipes/ folder beside assets/). */
   readonly recipesDir?: string;
   /** Where the desktop creates run folders (default: $GATELAB_RUNS_DIR, else ~/GateLab/runs). */
   readonly runsDir?: string;
@@ -31,6 +31,12 @@ export interface LabCoreOptions {
 export function defaultRunsDir(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env['GATELAB_RUNS_DIR'];
   return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), 'GateLab', 'runs');
+}
+
+/** Where the desktop's recipes are when the caller does not say: GATELAB_RECIPES_DIR (a test's shortened recipes), else recipes/ beside assets/. */
+export function defaultRecipesDir(assetsDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env['GATELAB_RECIPES_DIR'];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(assetsDir, '..', 'recipes');
 }
 
 /** The lab core as both transports see it: one handler per LabApi method, and its events. */
@@ -49,7 +55,7 @@ export interface LabCore {
 export function createLabCore(options: LabCoreOptions): LabCore {
   const events = createLabEventBus();
   const references = createReferenceLibrary(join(options.assetsDir, 'reference'));
-  const recipesDir = options.recipesDir ?? join(options.assetsDir, '..', 'recipes');
+  const recipesDir = options.recipesDir ?? defaultRecipesDir(options.assetsDir);
   const runs = new RunManager({ recipesDir, runsDir: options.runsDir ?? defaultRunsDir(), events });
   const workers = createWorkersFeed({ registry: options.workerRegistry ?? workerRegistry, events });
   const awaiting = createAwaitingFeed({ runsDir: runs.runsDir, events });
@@ -137,6 +143,11 @@ export function createLabCore(options: LabCoreOptions): LabCore {
       events.log('info', `Comparing ${run.summary.title}: ${run.summary.sessionCount} sessions.`);
       return run;
     },
+    'labLive.start': async (params) => runs.startLive(params),
+    'labLive.endpoint': async () => runs.live.endpoint(),
+    'labLive.transcript': async ({ session }) => runs.live.transcript(session),
+    'labLive.exclude': async ({ session, reason }) => runs.live.exclude(session, reason),
+    'labLive.excludeOpen': async ({ name, reason }) => runs.live.excludeOpen(name, reason),
     'workers.list': async () => workers.view(),
   };
 

@@ -7,6 +7,7 @@ import type { BadCandidateKind, InjectionView, RunPhase } from '../contract';
 import { LabError } from '../contract';
 import { readJournal } from '../core/journal/appendOnlyJournal';
 import { journalEventSchema, type JournalEvent } from '../core/journal/journalEvents';
+import type { LiveMode } from '../run/live/liveMode';
 import type { LiveRun } from '../run/liveRun';
 import { liveHolder, runPaths } from '../run/runFolder';
 import { InjectionQueue } from './injectionQueue';
@@ -16,8 +17,11 @@ import { SessionDetailCache } from './sessionDetails';
 import { ViewUpdates } from './viewUpdates';
 
 export type Held =
-  /** This process runs it: sessions (`run`) or only its gate and probe engine (`gate`). */
-  | { kind: 'live'; run: LiveRun; mode: 'run' | 'gate'; unsubscribe: () => void }
+  /**
+   * This process runs it: sessions (`run`), only its gate and probe engine
+   * (`gate`), or live mode serving outside clients (`live`, with `liveMode`).
+   */
+  | { kind: 'live'; run: LiveRun; mode: 'run' | 'gate' | 'live'; liveMode: LiveMode | null; unsubscribe: () => void }
   /** Read from disk; `heldBy` is another process running it (its journal followed), or null. */
   | { kind: 'disk'; heldBy: number | null; poll: ReturnType<typeof setInterval> | null };
 
@@ -37,6 +41,17 @@ export type OpenRun = {
   /** A person's injection requests, built in the background one at a time. */
   injections: InjectionQueue;
 };
+
+/** Whether a run folder is a live-mode run (its journal's first event says so). */
+export function isLiveModeRun(run: Pick<OpenRun, 'events'>): boolean {
+  const started = run.events[0];
+  return started?.type === 'run-started' && started.live === true;
+}
+
+/** Live mode, when this process serves it for the run. */
+export function liveModeOf(run: Pick<OpenRun, 'held'>): LiveMode | null {
+  return run.held.kind === 'live' ? run.held.liveMode : null;
+}
 
 export type OpenRunHooks = {
   batchMs: number;

@@ -40,6 +40,7 @@ export async function listRunFolders(runsDir: string): Promise<RunFolderInfo[]> 
         serving: status.serving.version,
         awaitingConfirm: status.candidates.filter((c) => c.state === 'awaiting-confirm').map((c) => c.id),
         heldBy: holder ?? null,
+        live: events[0].live === true,
       });
     } catch {
       // A folder whose journal cannot be folded is not listed (opening it names the problem).

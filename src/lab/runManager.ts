@@ -19,18 +19,20 @@ import type { ConfirmMode } from '../core/recipe/recipeSchema';
 import type { ControlRequest } from '../surfaces/control/controlServer';
 import { createRun, type RunOverrides } from '../run/createRun';
 import { LiveRun } from '../run/liveRun';
+import { openLiveMode, type LiveMode } from '../run/live/liveMode';
 import { planOpen, refusalWhileRunning, runningRun, runningView } from './backgroundRun';
 import type { LabEventBus } from './eventBus';
 import { GateRequests } from './gateRequests';
 import { followJournal, refreshFromDisk, stopFollowing } from './journalFollower';
 import { asLabError } from './labErrors';
-import { openRunFolder, type OpenRun } from './openRun';
+import { LiveRequests } from './liveRequests';
+import { isLiveModeRun, liveModeOf, openRunFolder, type OpenRun } from './openRun';
 import { recipePath, runFolderPath } from './recipeCatalog';
 import { candidateIdOf, routeRequest } from './requestRouting';
 import { listRunFolders } from './runList';
 import { narration, sessionsEndedLine } from './runNarration';
 import { canPause, phaseAfterLettingGo, phaseAfterSessions, resumeStep, sessionInProgress, stopStep, type Holding } from './runPhaseMachine';
-import { buildRunView, recipeOf } from './runView';
+import { buildRunView, recipeOf, type RunLiveness } from './runView';
 import { diffRunView } from './runViewDiff';
 
 export type RunManagerOptions = {
@@ -53,6 +55,8 @@ export class RunManager {
   private readonly batchMs: number;
   /** A person's requests to the gate of the run on screen, and reads of its evidence. */
   readonly requests: GateRequests;
+  /** A person's requests about live mode on the run on screen (where clients connect, transcripts, exclusions). */
+  readonly live: LiveRequests;
 
   constructor(private readonly options: RunManagerOptions) {
     this.batchMs = options.batchMs ?? 50;
@@ -60,6 +64,11 @@ export class RunManager {
       current: () => this.requireCurrent(),
       route: (c, request, route) => this.route(c, request, route),
       view: (c) => this.view(c),
+      log: (line) => this.log(line),
+    });
+    this.live = new LiveRequests({
+      current: () => this.requireCurrent(),
+      route: (c, request, route) => this.route(c, request, route),
       log: (line) => this.log(line),
     });
   }
@@ -103,6 +112,34 @@ export class RunManager {
       await this.replaceCurrent(await this.openFolder(runDir, 'starting'));
       this.log(`Started run ${path.basename(runDir)}: starting the engines, the trainer and the gateway.`);
       this.launchSessions(this.current!);
+      return this.view(this.current!);
+    });
+  }
+
+  /**
+   * Starts live mode on a recipe: a new live-mode run folder, its serving
+   * engine, probe engine, trainer and gate, and the gateway serving outside
+   * clients. It counts as this lab's one run of sessions.
+   */
+  startLive(params: { recipe: string; confirm: ConfirmMode; idleSeconds?: number | undefined }): Promise<RunView> {
+    return this.exclusive(async () => {
+      this.refuseWhileRunning('start live mode');
+      const file = recipePath(this.options.recipesDir, params.recipe);
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+      let runDir: string;
+      try {
+        runDir = await createRun(
+          file,
+          path.join(this.options.runsDir, `${params.recipe.replace(/\.ya?ml$/, '')}-live-${stamp}`),
+          { confirm: params.confirm },
+          { live: true },
+        );
+      } catch (error) {
+        throw asLabError(error);
+      }
+      await this.replaceCurrent(await this.openFolder(runDir, 'starting'));
+      this.log(`Started live mode ${path.basename(runDir)}: starting the engines, the trainer and the gateway.`);
+      this.launchLive(this.current!, params.idleSeconds);
       return this.view(this.current!);
     });
   }
@@ -165,6 +202,12 @@ export class RunManager {
       await this.release(c);
       c.phase = 'starting';
       c.error = null;
+      if (isLiveModeRun(c)) {
+        // A live-mode run is continued by live mode (the recipe's tasks would be numbered over its sessions).
+        this.launchLive(c);
+        this.log(`Continuing live mode ${path.basename(c.runDir)}: the trainer is fed again from its journaled sessions.`);
+        return this.view(c);
+      }
       this.launchSessions(c);
       this.log(`Resuming run ${path.basename(c.runDir)} where its journal ends.`);
       return this.view(c);
@@ -174,6 +217,16 @@ export class RunManager {
   stop(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
+      if (liveModeOf(c) !== null) {
+        // Live mode stops at once: its open conversations are journaled, the trainer's step finishes, every process stops.
+        c.phase = 'stopping';
+        c.updates.mark();
+        this.log('Stopping live mode: journaling the open conversations, letting the trainer finish its step.');
+        await this.release(c);
+        c.phase = c.phase === 'stopping' ? 'stopped' : c.phase;
+        c.updates.mark();
+        return this.view(c);
+      }
       const step = stopStep(c.phase, holding(c));
       switch (step.kind) {
         case 'stop-after-session':
@@ -205,6 +258,7 @@ export class RunManager {
   pause(): Promise<RunView> {
     return this.exclusive(async () => {
       const c = this.requireCurrent();
+      if (liveModeOf(c) !== null) throw new LabError('conflict', 'live mode serves outside clients and has no sessions of its own to pause: stop it instead');
       if (!canPause(c.phase, holding(c)) || c.held.kind !== 'live') {
         throw new LabError('conflict', `only a running run can be paused; this one is ${c.phase}`);
       }
@@ -321,7 +375,54 @@ export class RunManager {
       .catch(() => undefined);
   }
 
-  private hold(c: OpenRun, run: LiveRun, mode: 'run' | 'gate'): void {
+  /** Serves outside clients on a live-mode run folder until it is stopped (or fails: then it lets go, saying why). */
+  private launchLive(c: OpenRun, idleSeconds?: number): void {
+    c.sessionsDone = (async () => {
+      let live: LiveMode;
+      try {
+        live = await openLiveMode(c.runDir, {
+          ...(idleSeconds !== undefined ? { idleSeconds } : {}),
+          onLog: (line) => this.log(line),
+          onChange: () => c.updates.mark(),
+          onFatal: (error) => void this.failLive(c, error),
+        });
+      } catch (error) {
+        c.phase = 'failed';
+        c.error = `live mode could not start: ${(error as Error).message}`;
+        this.options.events.log('error', c.error);
+        c.updates.mark();
+        return;
+      }
+      if (!this.holds(c)) {
+        await live.close();
+        return;
+      }
+      this.hold(c, live.run, 'live', live);
+      c.phase = 'running';
+      c.updates.mark();
+      this.log(`Live mode serves at ${live.endpoint.baseUrl} (model ${live.endpoint.model}); the Live page shows the token.`);
+    })();
+    c.sessionsDone
+      .finally(() => {
+        if (this.current === c) c.sessionsDone = null;
+      })
+      .catch(() => undefined);
+  }
+
+  /** Live mode hit a failure it cannot go on after (its journal, its trainer): it lets go of its processes and says why. */
+  private failLive(c: OpenRun, error: Error): Promise<void> {
+    return this.exclusive(async () => {
+      if (!this.holds(c) || liveModeOf(c) === null) return;
+      if (!this.closing) this.options.events.log('error', `Live mode failed: ${error.message}`);
+      await this.release(c);
+      c.phase = 'failed';
+      c.error = error.message;
+      if (c === this.background) this.background = null;
+      c.updates.mark();
+    });
+  }
+
+  private hold(c: OpenRun, run: LiveRun, mode: 'run' | 'gate' | 'live', liveMode: LiveMode | null = null): void {
     stopFollowing(c);
     c.events = run.journal.events;
     const unsubscribe = run.journal.onEvent((event) => {
@@ -329,18 +430,21 @@ export class RunManager {
       if (line !== null) this.log(line);
       c.updates.mark();
     });
-    c.held = { kind: 'live', run, mode, unsubscribe };
+    c.held = { kind: 'live', run, mode, liveMode, unsubscribe };
   }
 
   /** Lets go of the LiveRun (closing its processes); the view stays, read from disk. */
   private async release(c: OpenRun): Promise<void> {
     if (c.held.kind === 'disk') return;
-    const { run, unsubscribe } = c.held;
-    unsubscribe();
+    const { run, liveMode, unsubscribe } = c.held;
     try {
-      await run.close();
+      // Live mode journals its open conversations first (their events still reach the view), then closes the run.
+      if (liveMode !== null) await liveMode.close();
+      else await run.close();
     } catch (error) {
       this.options.events.log('warn', `closing the run: ${(error as Error).message}`);
+    } finally {
+      unsubscribe();
     }
     c.held = { kind: 'disk', heldBy: null, poll: null };
     await refreshFromDisk(c);
@@ -405,8 +509,9 @@ export class RunManager {
         phase: c.phase,
         error: c.error,
         heldBy: c.held.kind === 'disk' ? c.held.heldBy : null,
-        running: sessionInProgress(c.phase, done, recipeOf(c.events).tasks.sessions),
+        running: isLiveModeRun(c) ? null : sessionInProgress(c.phase, done, recipeOf(c.events).tasks.sessions),
         injections: c.injections.list(),
+        serving: liveServing(c),
         update,
       },
     });
@@ -445,5 +550,23 @@ export class RunManager {
 
 function holding(c: OpenRun): Holding {
   if (c.held.kind === 'disk') return 'none';
-  return c.held.mode === 'run' ? 'sessions' : 'gate';
+  return c.held.mode === 'gate' ? 'gate' : 'sessions';
+}
+
+/** Where clients connect and the conversations not yet journaled, while live mode serves the run here. */
+function liveServing(c: OpenRun): RunLiveness['serving'] {
+  const live = liveModeOf(c);
+  if (live === null) return null;
+  return {
+    endpoint: { baseUrl: live.endpoint.baseUrl, model: live.endpoint.model },
+    open: live.sessions.openConversations().map((o) => ({
+      name: o.name,
+      recognisedBy: o.by,
+      turns: o.turns,
+      judged: o.judged,
+      toTrain: o.toTrain,
+      lastTurnAt: new Date(o.lastServedAt).toISOString(),
+      exclusion: o.exclusion,
+    })),
+  };
 }

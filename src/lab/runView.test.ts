@@ -137,6 +137,7 @@ describe('the run view from a journal', () => {
       reward: -1,
       hint: { text: 'Drop the bold.', accepted: true },
       version: 'base',
+      live: null,
     };
     const view = buildRunView({
       runDir: path.join('/runs', 'r'),
@@ -145,7 +146,7 @@ describe('the run view from a journal', () => {
         [0, detail],
         [1, detail],
       ]),
-      liveness: { phase: 'running', error: null, heldBy: null, running: 2, injections: [], update: 7 },
+      liveness: { phase: 'running', error: null, heldBy: null, running: 2, injections: [], serving: null, update: 7 },
     });
     expect(view.header).toMatchObject({ phase: 'running', update: 7, serving: base, sessions: { planned: 72, completed: 2, accepted: 0, running: 2 } });
     expect(view.header.servedVersions.map((p) => p.version)).toEqual(['base', 'v1-dddddddd']);

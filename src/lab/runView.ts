@@ -6,6 +6,10 @@ import type {
   CandidateView,
   HintView,
   InjectionView,
+  LiveHeaderView,
+  LiveServingView,
+  LiveSessionView,
+  OpenConversationView,
   RefusedStepView,
   RoundCheck,
   RunHeader,
@@ -25,6 +29,7 @@ import { sessionsToAdaptation } from '../core/metrics/curve';
 import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../core/recipe/recipeSchema';
 import { runCurve } from '../run/runReport';
 import { runProgress } from './journalProgress';
+import { sessionTrainings } from './sessionTraining';
 import type { Confirmer } from '../core/gate/candidateVocabulary';
 
 /** The parts of a session's transcript the run view shows (read by sessionDetails.ts). */
@@ -37,6 +42,8 @@ export type SessionDetail = {
   reward: -1 | 0 | 1 | null;
   hint: HintView | null;
   version: string;
+  /** A live session: its conversation's name and how it was recognised (null: its transcript could not be read). */
+  live: LiveSessionView | null;
 };
 
 /** What the journal does not know: how the lab holds the run right now. */
@@ -48,6 +55,8 @@ export type RunLiveness = {
   running: number | null;
   /** This lab's injection requests on the run. */
   injections: InjectionView[];
+  /** Live mode's open conversations and where clients connect, while it serves here (a live-mode run only). */
+  serving: { endpoint: LiveServingView; open: OpenConversationView[] } | null;
   update: number;
 };
 
@@ -127,8 +136,15 @@ function runHeader(input: RunViewInput, recipe: Recipe, curve: ReturnType<typeof
       inSessionLoop(liveness.phase) || liveness.heldBy !== null,
     ),
     injections: liveness.injections,
+    live: liveHeader(started, liveness),
     update: liveness.update,
   };
+}
+
+/** Live mode's part of the header: on a live-mode run only (the journal's first event says so). */
+function liveHeader(started: RunStarted, liveness: RunLiveness): LiveHeaderView | null {
+  if (started.live !== true) return null;
+  return { serving: liveness.serving?.endpoint ?? null, open: liveness.serving?.open ?? [] };
 }
 
 function uniquePointers(pointers: readonly ServingPointer[]): { version: string; sha256: string }[] {
@@ -144,13 +160,15 @@ function uniquePointers(pointers: readonly ServingPointer[]): { version: string;
 
 function sessionViews(events: readonly JournalEvent[], curve: ReturnType<typeof runCurve>, details: ReadonlyMap<number, SessionDetail>): SessionView[] {
   const rowBySession = new Map(curve.map((row) => [row.session, row]));
+  const trainings = sessionTrainings(events);
   const out: SessionView[] = [];
   for (const e of events) {
     if (e.type !== 'session-completed') continue;
     const row = rowBySession.get(e.session);
     const detail = details.get(e.session);
+    const training = trainings.get(e.session);
     // A session whose transcript is not read yet is shown on the next update.
-    if (!row || !detail) continue;
+    if (!row || !detail || !training) continue;
     out.push({
       session: e.session,
       at: e.at,
@@ -165,10 +183,18 @@ function sessionViews(events: readonly JournalEvent[], curve: ReturnType<typeof 
       reaction: detail.reaction,
       reward: detail.reward,
       hint: detail.hint,
-      curve: CurveRow.parse(row),
+      curve: curveColumns(row),
+      training,
+      live: detail.live,
     });
   }
   return out.sort((a, b) => a.session - b.session);
+}
+
+/** The curve.csv columns of a session's row (live mode's sessions carry more: judged and trained turns, the PRM's mean). */
+function curveColumns(row: ReturnType<typeof runCurve>[number]): SessionView['curve'] {
+  const record = row as Record<string, unknown>;
+  return CurveRow.parse(Object.fromEntries(Object.keys(CurveRow.shape).map((key) => [key, record[key]])));
 }
 
 const statOf = (stats: Record<string, number>, key: string): number | null => {

@@ -27,6 +27,7 @@ const header = (update: number, completed: number): RunView['header'] => ({
   journalEvents: 1,
   progress: { activeSeconds: 0, secondsPerSession: null, sessionSince: null, trainerStep: null },
   injections: [],
+  live: null,
   update,
 });
 const session = (n: number): SessionView => ({
@@ -61,6 +62,8 @@ const session = (n: number): SessionView => ({
     list_rate_10: 0,
     style_clean_rate_10: 0,
   },
+  training: { judgedTurns: null, samples: 0, prmMean: null, trainedIn: [], excluded: null },
+  live: null,
 });
 const candidate = (state: CandidateView['state']): CandidateView => ({
   id: 'c1',

@@ -4,13 +4,18 @@
 // and the student's reaction. Validated at this boundary; a transcript that
 // does not parse is reported, never shown half-read.
 import type { JournalEvent } from '../core/journal/journalEvents';
+import { liveSessionDetail, readLiveTranscriptFile } from './liveTranscript';
 import type { SessionDetail } from './runView';
 import { hintOf, readTranscriptFile } from './sessionTranscript';
 import { verdictView } from './storedVerdict';
 
 type SessionEvent = Extract<JournalEvent, { type: 'session-completed' }>;
 
+/** A live-mode session (an outside client's conversation) is journaled with a task id of `live:<its name>`. */
+export const isLiveSessionEvent = (event: SessionEvent): boolean => event.taskId.startsWith('live:');
+
 export async function readSessionDetail(runDir: string, event: SessionEvent): Promise<SessionDetail> {
+  if (isLiveSessionEvent(event)) return liveSessionDetail(await readLiveTranscriptFile(runDir, event));
   const parsed = await readTranscriptFile(runDir, event);
   const first = parsed.turns[0]!;
   const v = parsed.firstVerdict;
@@ -23,6 +28,7 @@ export async function readSessionDetail(runDir: string, event: SessionEvent): Pr
     reward: first.judgment?.score ?? null,
     hint: hintOf(first.judgment),
     verdict: verdictView(v),
+    live: null,
   };
 }
 
@@ -36,6 +42,7 @@ function unreadable(event: SessionEvent, message: string): SessionDetail {
     reward: null,
     hint: null,
     verdict: { accepted: event.accepted, reason: null, failures: [], markers: [], shownWork: [], goldAt: null },
+    live: isLiveSessionEvent(event) ? { name: event.taskId.slice('live:'.length), recognisedBy: null } : null,
   };
 }
 

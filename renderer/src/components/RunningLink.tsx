@@ -14,8 +14,9 @@ export function RunningLink() {
   const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
   if (running === null) return null;
   const watching = onScreen === running.runDir;
-  if (watching && page === 'run') return null;
-  const progress = `${running.sessionsCompleted}/${running.sessionsPlanned}`;
+  if (watching && (page === 'run' || (running.live && page === 'live'))) return null;
+  // Live mode has no planned sessions: its count is the conversations journaled so far.
+  const progress = running.live ? `live · ${running.sessionsCompleted} sessions` : `${running.sessionsCompleted}/${running.sessionsPlanned}`;
   return (
     <button
       type="button"
@@ -23,9 +24,9 @@ export function RunningLink() {
       data-testid="running-link"
       data-completed={running.sessionsCompleted}
       data-phase={running.phase}
-      title={`${running.runId} (${running.recipeName}) is ${running.phase} in this lab: ${progress} sessions done. Go to it.`}
+      title={`${running.runId} (${running.recipeName}) is ${running.phase} in this lab: ${progress}${running.live ? '' : ' sessions done'}. Go to it.`}
       onClick={() => {
-        show('run');
+        show(running.live ? 'live' : 'run');
         if (!watching) void open({ path: running.runDir });
       }}
     >

@@ -13,31 +13,38 @@ import { ThemeSwitch } from './ThemeSwitch';
 function PageTabs() {
   const { page, show } = usePageStore(useShallow((state) => ({ page: state.page, show: state.show })));
   const phase = useLabRunStore((state) => state.run?.header.phase ?? null);
+  const isLive = useLabRunStore((state) => state.run !== null && state.run.header.live !== null);
   const awaiting = useLabRunStore((state) => state.run?.candidates.filter((c) => c.state === 'awaiting-confirm').length ?? 0);
   const viewerStatus = useRunStore((state) => state.status);
+  // A live-mode run on screen is the Live tab's; the Run tab is for runs of a recipe's tasks.
+  const runPhase = isLive ? null : phase;
   const tabs: { page: Page; label: string; disabled: boolean }[] = [
     { page: 'start', label: 'Start', disabled: false },
-    { page: 'run', label: phase === null ? 'Run' : `Run · ${phase}`, disabled: phase === null },
+    { page: 'live', label: isLive && phase !== null ? `Live · ${phase}` : 'Live', disabled: false },
+    { page: 'run', label: runPhase === null ? 'Run' : `Run · ${runPhase}`, disabled: runPhase === null },
     { page: 'viewer', label: 'Curve viewer', disabled: false },
   ];
+  // The page a live run is shown on, whichever way the person came to it.
+  const current: Page = page === 'run' && isLive ? 'live' : page;
+  const badgeTab: Page = isLive ? 'live' : 'run';
   return (
     <nav className="page-tabs" aria-label="Pages">
       {tabs.map((tab) => (
         <button
           key={tab.page}
           type="button"
-          className={`page-tab${page === tab.page ? ' current' : ''}${tab.page === 'run' && (phase === 'running' || phase === 'pausing') ? ' live' : ''}`}
-          aria-current={page === tab.page ? 'page' : undefined}
+          className={`page-tab${current === tab.page ? ' current' : ''}${tab.page === badgeTab && (phase === 'running' || phase === 'pausing') ? ' live' : ''}`}
+          aria-current={current === tab.page ? 'page' : undefined}
           disabled={tab.disabled}
           data-testid={`tab-${tab.page}`}
           onClick={() => show(tab.page)}
         >
           {tab.label}
           {tab.page === 'viewer' && viewerStatus === 'loaded' ? ' ●' : ''}
-          {tab.page === 'run' && awaiting > 0 && (
+          {tab.page === badgeTab && awaiting > 0 && (
             <span
               className="tab-badge"
-              data-testid="run-tab-badge"
+              data-testid={`${badgeTab}-tab-badge`}
               role="status"
               aria-label={`${awaiting} candidate${awaiting === 1 ? '' : 's'} await${awaiting === 1 ? 's' : ''} your decision`}
               title={`${awaiting} candidate${awaiting === 1 ? '' : 's'} await${awaiting === 1 ? 's' : ''} your decision`}

@@ -38,6 +38,7 @@ function run(
       startedAt: iso(0),
       lastEventAt: iso(100),
       journalEvents: 9,
+      live: null,
       progress: {
         activeSeconds: 100,
         secondsPerSession: over.perSession === undefined ? 30 : over.perSession,

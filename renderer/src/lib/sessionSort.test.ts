@@ -35,6 +35,8 @@ function session(n: number, fields: Partial<SessionView> = {}): SessionView {
       list_rate_10: 0,
       style_clean_rate_10: 1,
     },
+    training: { judgedTurns: null, samples: 0, prmMean: null, trainedIn: [], excluded: null },
+    live: null,
     ...fields,
   };
 }

@@ -46,6 +46,12 @@ interface LabRunState {
   focused(): void;
   applyPatches(patches: readonly RunPatch[]): void;
   start(params: { recipe: string; seed?: number; confirm: 'manual' | 'auto'; sessions?: number }): Promise<boolean>;
+  /** Starts live mode on a recipe: the gateway serves outside clients; their conversations become judged sessions. */
+  startLive(params: { recipe: string; confirm: 'manual' | 'auto' }): Promise<boolean>;
+  /** Excludes a journaled session from training (a session-excluded journal event); true once the lab wrote it. */
+  exclude(session: number, reason: string): Promise<boolean>;
+  /** Keeps a conversation still open out of training (excluded the moment it is journaled); true once the lab agreed. */
+  excludeOpen(name: string, reason: string): Promise<boolean>;
   open(where: { runId: string } | { path: string }): Promise<boolean>;
   stop(): Promise<void>;
   pause(): Promise<void>;
@@ -158,6 +164,30 @@ export const useLabRunStore = create<LabRunState>()((set, get) => {
       const run = await request('start', () => lab.labRuns.start(params));
       if (run !== undefined) adopt(run);
       return run !== undefined;
+    },
+
+    async startLive(params) {
+      const lab = getLab();
+      if (lab === null) return false;
+      const run = await request('start live', () => lab.labLive.start(params));
+      if (run !== undefined) adopt(run);
+      return run !== undefined;
+    },
+
+    async exclude(session, reason) {
+      const lab = getLab();
+      if (lab === null) return false;
+      // The page shows the exclusion when the journal's event comes back in the run's updates.
+      const outcome = await request(`exclude ${session}`, () => lab.labLive.exclude({ session, reason }));
+      return outcome !== undefined;
+    },
+
+    async excludeOpen(name, reason) {
+      const lab = getLab();
+      if (lab === null) return false;
+      // The open conversation's row shows it when the next update comes.
+      const outcome = await request(`exclude ${name}`, () => lab.labLive.excludeOpen({ name, reason }));
+      return outcome !== undefined;
     },
 
     async open(where) {

@@ -1,7 +1,10 @@
 import { create } from 'zustand';
 
-/** The three places of the window: start a run, watch the run, read a curve. */
-export type Page = 'start' | 'run' | 'viewer';
+/** The places of the window: start a run, serve outside clients (live mode), watch the run, read a curve. */
+export type Page = 'start' | 'live' | 'run' | 'viewer';
+
+/** The page that shows a run: live mode's own page for a live-mode run, else the run page. */
+export const pageOfRun = (run: { header: { live: unknown } }): Page => (run.header.live === null ? 'run' : 'live');
 
 interface PageState {
   page: Page;
@@ -32,7 +35,12 @@ export const usePageStore = create<PageState>()((set, get) => ({
 export function followRequests(stores: {
   viewer: { subscribe(listener: (state: { status: string }, previous: { status: string }) => void): () => void };
   labRun: {
-    subscribe(listener: (state: { run: { header: { runDir: string } } | null }, previous: { run: { header: { runDir: string } } | null }) => void): () => void;
+    subscribe(
+      listener: (
+        state: { run: { header: { runDir: string; live: unknown } } | null },
+        previous: { run: { header: { runDir: string; live: unknown } } | null },
+      ) => void,
+    ): () => void;
   };
 }): () => void {
   const offViewer = stores.viewer.subscribe((state, previous) => {
@@ -40,8 +48,8 @@ export function followRequests(stores: {
   });
   const offRun = stores.labRun.subscribe((state, previous) => {
     if (state.run === null || state.run.header.runDir === previous.run?.header.runDir) return;
-    if (previous.run === null) usePageStore.getState().showRestored('run');
-    else usePageStore.getState().show('run');
+    if (previous.run === null) usePageStore.getState().showRestored(pageOfRun(state.run));
+    else usePageStore.getState().show(pageOfRun(state.run));
   });
   return () => {
     offViewer();

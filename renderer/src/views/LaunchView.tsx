@@ -282,7 +282,8 @@ function RunFolders() {
                   </td>
                   <td className="nowrap">{startedText(run.startedAt)}</td>
                   <td className="num">
-                    {run.sessionsCompleted} / {run.sessionsPlanned}
+                    {/* Live mode plans no sessions: they are the outside conversations journaled so far. */}
+                    {run.live ? `${run.sessionsCompleted} live` : `${run.sessionsCompleted} / ${run.sessionsPlanned}`}
                   </td>
                   <td>
                     <code>{run.serving}</code>

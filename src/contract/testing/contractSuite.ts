@@ -3,6 +3,7 @@ import { cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../../lab/testing/preparedRun';
 import { CURVE_COLUMNS } from '../../core/metrics/curve';
@@ -277,8 +278,24 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         harness.api.labRuns.probeReplies({ candidate: 'c1', round: 1 }),
         harness.api.labRuns.stop(),
         harness.api.labRuns.resume(),
+        harness.api.labLive.endpoint(),
+        harness.api.labLive.transcript({ session: 0 }),
+        harness.api.labLive.exclude({ session: 0 }),
       ];
       for (const call of refused) await expect(call).rejects.toMatchObject({ name: 'LabError', code: 'conflict' });
+    });
+
+    test('labLive.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe, starting nothing', async () => {
+      for (const recipe of ['../recipes/embedded-gsm8k-style.yaml', '/etc/passwd']) {
+        expect(await harness.rawInvoke('labLive.start', { recipe }), recipe).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      }
+      expect(await harness.rawInvoke('labLive.start', { recipe: 'embedded-gsm8k-style.yaml', idleSeconds: 1 })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid-params' },
+      });
+      await expect(harness.api.labLive.start({ recipe: 'reef-openclawrl-7gpu.yaml' })).rejects.toMatchObject({ name: 'LabError', code: 'unavailable' });
+      await expect(harness.api.labLive.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
+      expect(await harness.api.labRuns.current()).toEqual({ run: null });
     });
 
     test('labRuns.start refuses a path, a recipe that cannot run here (with the reasons), and a missing recipe', async () => {
@@ -581,5 +598,52 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       expect(view.header.phase).toBe('viewing');
       expect(view.candidates.map((c) => c.state)).toEqual(['promoted', 'rejected', 'rejected', 'rejected']);
     });
+
+    test('labLive: live mode starts, says where a client connects, journals its conversation, excludes it, stops and continues', async () => {
+      const waiters: { until: (patch: RunPatch) => boolean; resolve: (patch: RunPatch) => void }[] = [];
+      const patchWhere = (until: (patch: RunPatch) => boolean) => new Promise<RunPatch>((resolve) => waiters.push({ until, resolve }));
+      const off = harness.api.on('labRuns.changed', (patch) => {
+        for (const w of waiters.filter((x) => x.until(patch))) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(patch);
+        }
+      });
+      const serving = patchWhere((p) => p.header.live?.serving !== null && p.header.phase === 'running');
+      const started = await harness.api.labLive.start({ recipe: 'embedded-gsm8k-style.yaml' });
+      expect(started.header).toMatchObject({ phase: 'starting', live: { serving: null, open: [] }, sessions: { running: null } });
+      await expect(harness.api.labRuns.start({ recipe: 'embedded-gsm8k-style.yaml', sessions: 1 })).rejects.toMatchObject({ code: 'conflict' });
+      const { header } = await serving;
+      const endpoint = await harness.api.labLive.endpoint();
+      expect(endpoint).toMatchObject({ baseUrl: header.live!.serving!.baseUrl, model: header.live!.serving!.model });
+      // The token is read on request only: no run update carries it.
+      expect(JSON.stringify(header)).not.toContain(endpoint.token);
+      await expect(harness.api.labRuns.pause()).rejects.toMatchObject({ code: 'conflict' });
+
+      const journaled = patchWhere((p) => p.sessions.some((x) => x.live !== null));
+      const client = new OpenAI({ baseURL: endpoint.baseUrl, apiKey: endpoint.token, maxRetries: 0 });
+      await client.chat.completions.create(
+        { model: endpoint.model, messages: [{ role: 'user', content: 'What is 2 + 3?' }], max_completion_tokens: 8 },
+        { headers: { 'X-Session-Id': 'contract', 'X-Turn-Type': 'main', 'X-Session-Done': 'true' } },
+      );
+      const session = (await journaled).sessions.find((x) => x.live !== null)!;
+      expect(session).toMatchObject({ taskId: 'live:header:contract', turns: 1, live: { name: 'header:contract', recognisedBy: 'header' } });
+      const transcript = await harness.api.labLive.transcript({ session: session.session });
+      expect(transcript.turns).toHaveLength(1);
+      expect(transcript.turns[0]!.skipped).toMatch(/no next state/);
+
+      const excluded = patchWhere((p) => p.sessions.some((x) => x.session === session.session && x.training.excluded !== null));
+      expect(await harness.api.labLive.exclude({ session: session.session, reason: 'mine' })).toEqual({ session: session.session, trainedIn: [] });
+      expect((await excluded).sessions.find((x) => x.session === session.session)?.training.excluded).toMatchObject({ reason: 'mine', trainedIn: [] });
+      await expect(harness.api.labLive.excludeOpen({ name: 'header:nobody' })).rejects.toMatchObject({ code: 'not-found' });
+
+      const stopped = await harness.api.labRuns.stop();
+      expect(stopped.header).toMatchObject({ phase: 'stopped', live: { serving: null, open: [] } });
+      await expect(harness.api.labLive.endpoint()).rejects.toMatchObject({ code: 'conflict' });
+      const again = patchWhere((p) => p.header.live?.serving !== null && p.header.phase === 'running');
+      expect((await harness.api.labRuns.resume()).header.phase).toBe('starting');
+      expect((await again).sessions.find((x) => x.session === session.session)?.training.excluded).not.toBeNull();
+      expect((await harness.api.labRuns.stop()).header.phase).toBe('stopped');
+      off();
+    }, 300_000);
   });
 }

@@ -16,6 +16,8 @@ export type LiveModeOptions = {
   /** A session no turn was served to for this long is journaled (its last reply untrained). */
   idleSeconds?: number;
   onLog?: (line: string) => void;
+  /** Told whenever an open conversation changes (the desktop redraws its Live page). */
+  onChange?: () => void;
   /** A failure live mode stops on (the journal, the trainer). */
   onFatal?: (error: Error) => void;
 };
@@ -56,6 +58,7 @@ export async function openLiveMode(runDir: string, options: LiveModeOptions = {}
     sampling: { countPromptTokens: (messages) => parts.tokenizer.countPromptTokens(messages), maxPositions: parts.tokenizer.maxPositions },
     feed: parts.feed,
     ...(options.onLog ? { onLog: options.onLog } : {}),
+    ...(options.onChange ? { onChange: options.onChange } : {}),
     onFatal: (error) => run.failWith(error),
   });
   const detach = sessions.attach(parts.gateway.turnLog);

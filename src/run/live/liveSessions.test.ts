@@ -76,7 +76,7 @@ describe('live sessions', () => {
     await rm(runDir, { recursive: true, force: true });
   });
 
-  async function open(now: () => number) {
+  async function open(now: () => number, onChange?: () => void) {
     runDir = await mkdtemp(path.join(tmpdir(), 'gatelab-live-sessions-'));
     const journal = await RunJournal.open(runDir);
     await journal.append({ type: 'run-started', runId: 'r', recipeFile: 'x', recipe: {}, baseVersion: { version: 'base', sha256: 'a'.repeat(64) } });
@@ -89,6 +89,7 @@ describe('live sessions', () => {
       sampling: { countPromptTokens: async (messages) => messages.length * 10, maxPositions: 512 },
       feed: { add: (samples) => void fed.push([...samples]) },
       now,
+      ...(onChange ? { onChange } : {}),
       onFatal: (error) => {
         throw error;
       },
@@ -147,5 +148,51 @@ describe('live sessions', () => {
       turns: { skipped?: string; judgment: { score: number } | null }[];
     };
     expect(transcript.turns[0]).toMatchObject({ judgment: { score: -1 }, skipped: expect.stringMatching(/forced tool call/) as unknown });
+  });
+
+  it('shows the conversations not yet journaled, as they go, and tells of each change', async () => {
+    let changes = 0;
+    const { live, journal } = await open(
+      () => Date.parse('2026-01-01T00:00:05.000Z'),
+      () => void (changes += 1),
+    );
+    const q: ConversationMessage = { role: 'user', content: 'What is 2 + 3?' };
+    live.served(served([q], 'It is **5**.', { affinity: { sessionId: 'claw-1:0' } }));
+    expect(live.openConversations()).toEqual([
+      { name: 'affinity:claw-1:0', by: 'affinity', turns: 1, judged: 0, toTrain: 0, lastServedAt: Date.parse('2026-01-01T00:00:05.000Z'), exclusion: null },
+    ]);
+    live.served(
+      served([q, { role: 'assistant', content: 'It is **5**.' }, { role: 'user', content: COMPLAINT }], 'It is 5.', { affinity: { sessionId: 'claw-1:0' } }),
+    );
+    await live.idle();
+    expect(live.openConversations()).toMatchObject([{ turns: 2, judged: 1, toTrain: 1 }]);
+    // Two turns served, one judgment done.
+    expect(changes).toBe(3);
+    await live.closeAll();
+    expect(live.openConversations()).toEqual([]);
+    await journal.close();
+  });
+
+  it('excludes a conversation a person asked to while it was open, the moment it is journaled and before the feed gets its turns', async () => {
+    const { live, journal, fed } = await open(() => 0);
+    const h = { sessionId: 'mine', turnType: 'main' as const };
+    const q: ConversationMessage = { role: 'user', content: 'What is 2 + 3?' };
+    live.served(served([q], 'It is **5**.', h));
+    expect(live.excludeWhenJournaled('header:mine', 'private')).toBe(true);
+    expect(live.excludeWhenJournaled('header:nobody', 'private')).toBe(false);
+    expect(live.openConversations()).toMatchObject([{ name: 'header:mine', exclusion: 'private' }]);
+    // It goes on: the next turn is still its own, and judged.
+    live.served(served([q, { role: 'assistant', content: 'It is **5**.' }, { role: 'user', content: COMPLAINT }], 'It is 5.', { ...h, sessionDone: true }));
+    let excludedBeforeFeed: boolean | undefined;
+    const stop = journal.onEvent((e) => {
+      if (e.type === 'session-excluded') excludedBeforeFeed = fed.length === 0;
+    });
+    await live.idle();
+    stop();
+    const kinds = journal.events.map((e) => e.type);
+    expect(kinds.slice(-2)).toEqual(['session-completed', 'session-excluded']);
+    expect(journal.events.at(-1)).toMatchObject({ session: 0, reason: 'private', trainedIn: [] });
+    expect(excludedBeforeFeed).toBe(true);
+    await journal.close();
   });
 });

@@ -27,6 +27,7 @@ import { runPaths } from '../runFolder';
 import { sampleOf, type JudgedSample, type SessionContext, type TranscriptTurn } from '../runSession';
 import { completedSessionEvents } from '../sessionFiles';
 import type { TurnLog, TurnRecord } from '../turnLog';
+import { excludeSession } from './excludeSession';
 import { sessionIdOf } from './sessionExclusion';
 import { Sessionizer, type SessionizedBy } from './sessionizer';
 
@@ -42,8 +43,22 @@ export type LiveSessionsOptions = {
   /** The clock a quiet spell is measured on (ms). */
   now?: () => number;
   onLog?: (line: string) => void;
+  /** Told whenever an open conversation changes (a turn served, a reply judged, a session journaled): the desktop redraws. */
+  onChange?: () => void;
   /** A failure live mode cannot go on after (the journal failed): it must stop. */
   onFatal: (error: Error) => void;
+};
+
+/** What the desktop shows of a conversation not yet journaled. */
+export type OpenConversation = {
+  name: string;
+  by: SessionizedBy;
+  turns: number;
+  judged: number;
+  toTrain: number;
+  lastServedAt: number;
+  /** The reason a person gave to exclude it once journaled, or null. */
+  exclusion: string | null;
 };
 
 type OpenSession = {
@@ -56,6 +71,8 @@ type OpenSession = {
   judgeSeconds: number;
   sampleSeconds: number;
   lastServedAt: number;
+  /** A person's reason to keep it out of training, given while it was open: excluded the moment it is journaled. */
+  exclusion: string | null;
 };
 
 /** What the judge reads of a next state: the user's words, a tool's result marked as such. */
@@ -98,13 +115,50 @@ export class LiveSessions {
     return [...this.open.keys()];
   }
 
+  /** The conversations not yet journaled, oldest first. */
+  openConversations(): OpenConversation[] {
+    return [...this.open.values()].map((s) => ({
+      name: s.name,
+      by: s.by,
+      turns: s.turns.length,
+      judged: s.turns.filter((t) => t.judgment !== null).length,
+      toTrain: s.samples.length,
+      lastServedAt: s.lastServedAt,
+      exclusion: s.exclusion,
+    }));
+  }
+
+  /**
+   * Keeps an open conversation out of training: it goes on, and the moment
+   * it is journaled a `session-excluded` event follows its
+   * `session-completed`, before the trainer feed is given its turns (so no
+   * step can use them). False when no conversation of that name is open.
+   */
+  excludeWhenJournaled(name: string, reason: string): boolean {
+    const session = this.open.get(name);
+    if (!session) return false;
+    session.exclusion = reason;
+    this.options.onChange?.();
+    return true;
+  }
+
   /** Places a served turn; its judging and journaling are queued (the client's response does not wait for them). */
   served(record: TurnRecord): void {
     const placement = this.sessionizer.add(record);
     if (placement.kind === 'side') return;
     let session = this.open.get(placement.session);
     if (!session) {
-      session = { name: placement.session, by: placement.by, turns: [], records: new Map(), samples: [], judgeSeconds: 0, sampleSeconds: 0, lastServedAt: 0 };
+      session = {
+        name: placement.session,
+        by: placement.by,
+        turns: [],
+        records: new Map(),
+        samples: [],
+        judgeSeconds: 0,
+        sampleSeconds: 0,
+        lastServedAt: 0,
+        exclusion: null,
+      };
       this.open.set(placement.session, session);
     }
     session.lastServedAt = this.now();
@@ -127,6 +181,7 @@ export class LiveSessions {
     const target = session;
     if (previous) this.enqueue(() => this.judge(target, previous.turnId, previous.nextState));
     if (placement.done) this.close(session.name);
+    this.options.onChange?.();
   }
 
   /** Journals every session no turn was served to for `idleMs` (their last replies stay untrained). */
@@ -163,6 +218,7 @@ export class LiveSessions {
         this.failed = true;
         this.options.onFatal(error as Error);
       }
+      this.options.onChange?.();
     });
   }
 
@@ -250,6 +306,10 @@ export class LiveSessions {
     this.options.onLog?.(
       `live: session ${number} (${session.name}, by ${session.by}): ${session.turns.length} turns, ${judged.length} judged, ${samples.length} to train`,
     );
+    if (session.exclusion !== null) {
+      await excludeSession(journal, number, session.exclusion);
+      this.options.onLog?.(`live: session ${number} (${session.name}) excluded from training, as asked while it was open`);
+    }
     this.options.feed.add(samples.map((s) => s.sample));
   }
 }
