@@ -29,7 +29,7 @@ import { completedSessionEvents } from '../sessionFiles';
 import type { TurnLog, TurnRecord } from '../turnLog';
 import { excludeSession } from './excludeSession';
 import { sessionIdOf } from './sessionExclusion';
-import { Sessionizer, type SessionizedBy } from './sessionizer';
+import { Sessionizer, inUserWords, type SessionizedBy } from './sessionizer';
 
 export type LiveSessionsOptions = {
   runDir: string;
@@ -165,8 +165,10 @@ export class LiveSessions {
     const index = session.turns.length;
     session.turns.push({
       turn: index,
-      // What this request added after the last reply (the system prompt is the client's, not the user's).
-      user: nextStateText(record.messages.slice(record.messages.map((m) => m.role).lastIndexOf('assistant') + 1).filter((m) => m.role !== 'system')),
+      // What this request added after the last reply, in the user's words (the system prompt and an agent's envelope are the client's).
+      user: nextStateText(
+        inUserWords(record.messages.slice(record.messages.map((m) => m.role).lastIndexOf('assistant') + 1).filter((m) => m.role !== 'system')),
+      ),
       reply: record.response.text,
       version: record.version,
       finishReason: record.response.finishReason,

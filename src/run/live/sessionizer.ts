@@ -126,7 +126,7 @@ export function userWords(content: string): string {
 }
 
 /** A next state's messages with each user message reduced to the user's words. */
-function unwrapped(messages: ConversationMessage[]): ConversationMessage[] {
+export function inUserWords(messages: ConversationMessage[]): ConversationMessage[] {
   return messages.map((m) => (m.role === 'user' ? { ...m, content: userWords(m.content) } : m));
 }
 
@@ -140,10 +140,10 @@ export function nextStateOf(previous: ServedTurn, next: Pick<ServedTurn, 'messag
   const before = [...previous.messages, replyMessage(previous)];
   const prefix = prefixHashes(before).at(-1);
   if (next.messages.length > before.length && prefixHashes(next.messages.slice(0, before.length)).at(-1) === prefix) {
-    return unwrapped(next.messages.slice(before.length));
+    return inUserWords(next.messages.slice(before.length));
   }
   const lastAssistant = next.messages.map((m) => m.role).lastIndexOf('assistant');
-  return unwrapped(next.messages.slice(lastAssistant + 1));
+  return inUserWords(next.messages.slice(lastAssistant + 1));
 }
 
 export class Sessionizer {
