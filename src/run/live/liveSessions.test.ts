@@ -159,7 +159,7 @@ describe('live sessions', () => {
     const q: ConversationMessage = { role: 'user', content: 'What is 2 + 3?' };
     live.served(served([q], 'It is **5**.', { affinity: { sessionId: 'claw-1:0' } }));
     expect(live.openConversations()).toEqual([
-      { name: 'affinity:claw-1:0', by: 'affinity', turns: 1, judged: 0, toTrain: 0, lastServedAt: Date.parse('2026-01-01T00:00:05.000Z'), exclusion: null },
+      { name: 'affinity:claw-1', by: 'affinity', turns: 1, judged: 0, toTrain: 0, lastServedAt: Date.parse('2026-01-01T00:00:05.000Z'), exclusion: null },
     ]);
     live.served(
       served([q, { role: 'assistant', content: 'It is **5**.' }, { role: 'user', content: COMPLAINT }], 'It is 5.', { affinity: { sessionId: 'claw-1:0' } }),
