@@ -42,17 +42,16 @@
  * its own seeds, the same in both arms, so the control column also shows how
  * much the rate moves by sampling alone.
  *
- * Prints a table per model and writes bench/results/personalization.json
- * (one entry per model; a model not run keeps its earlier entry). SIGINT or
+ * Prints a table per model and writes bench/results/personalization-<model>.json. SIGINT or
  * SIGTERM stops after the conversation in progress and writes what was
  * measured with `partial: true`.
  *
  *   npm run bench:personalization -- [--models embedded,smollm2] [--arms trained,control]
  *     [--interactions 16] [--every 4] [--eval 16] [--seed 1] [--complaints 2]
  *     [--max-tokens N] [--last-tokens 16] [--probe-problems N] [--probe-max-tokens N]
- *     [--eval-concurrency 4] [--keep DIR] [--out FILE]
+ *     [--eval-concurrency 4] [--keep DIR] [--out FILE (one model)]
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +59,7 @@ import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { parseDocument } from 'yaml';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
+import { judgeReply } from '../src/core/judge/criterion';
 import type { RunJournal } from '../src/core/journal/runJournal';
 import { resolveRecipePath } from '../src/core/recipe/loadRecipe';
 import type { Arm } from '../src/core/recipe/recipeSchema';
@@ -94,7 +94,7 @@ const { values: args } = parseArgs({
     'probe-max-tokens': { type: 'string' },
     'eval-concurrency': { type: 'string', default: '4' },
     keep: { type: 'string' },
-    out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'personalization.json') },
+    out: { type: 'string' },
   },
 });
 
@@ -124,6 +124,7 @@ const settings = {
   probeMaxTokens: positive('probe-max-tokens', args['probe-max-tokens']),
   evalConcurrency: positive('eval-concurrency', args['eval-concurrency'])!,
 };
+if (args.out !== undefined && models.length > 1) throw new Error('--out names one file: give it with one model');
 const work = args.keep ? path.resolve(args.keep) : mkdtempSync(path.join(tmpdir(), 'gatelab-bench-personalization-'));
 mkdirSync(work, { recursive: true });
 
@@ -138,7 +139,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 type Checkpoint = {
   interactions: number;
-  eval: Rate & { empty: number; markdown: Record<string, number> };
+  /** `gold`: replies holding the problem's answer (the criterion's gold check): a plain reply that lost the arithmetic shows here. */
+  eval: Rate & { empty: number; gold: number; markdown: Record<string, number> };
   serving: string;
   judged_turns: number;
   trained_turns: number;
@@ -251,7 +253,8 @@ async function evaluate(client: OpenAI, model: string, tasks: readonly Task[], c
   await Promise.all(Array.from({ length: Math.min(settings.evalConcurrency, tasks.length) }, worker));
   const markdown: Record<string, number> = {};
   for (const reply of replies) for (const kind of markdownKinds(reply)) markdown[kind] = (markdown[kind] ?? 0) + 1;
-  return { ...preferenceMetRate(replies), empty: replies.filter((r) => r.trim() === '').length, markdown };
+  const gold = replies.filter((reply, i) => judgeReply(reply, tasks[i]!.answer).goldAt !== null).length;
+  return { ...preferenceMetRate(replies), empty: replies.filter((r) => r.trim() === '').length, gold, markdown };
 }
 
 /** One conversation about one problem, as the scripted user holds it. */
@@ -327,7 +330,7 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
       });
       result.wall_seconds = (performance.now() - started) / 1000;
       process.stderr.write(
-        `  [${model} ${arm}] ${interactions} interactions: preference met ${evalRate.met}/${evalRate.total}, promotions ${promoted.length}, serving ${result.checkpoints.at(-1)!.serving}\n`,
+        `  [${model} ${arm}] ${interactions} interactions: preference met ${evalRate.met}/${evalRate.total} (gold ${evalRate.gold}), promotions ${promoted.length}, serving ${result.checkpoints.at(-1)!.serving}\n`,
       );
       onCheckpoint(result);
     };
@@ -347,12 +350,6 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
   return result;
 }
 
-function readResults(): { models: Record<string, unknown> } {
-  if (!existsSync(args.out)) return { models: {} };
-  const parsed = JSON.parse(readFileSync(args.out, 'utf8')) as { models?: Record<string, unknown> };
-  return { models: parsed.models ?? {} };
-}
-
 function modelEntry(model: ModelName, results: readonly ArmResult[], partial: boolean) {
   const trained = results.find((r) => r.arm === 'trained');
   const controlArm = results.find((r) => r.arm === 'control');
@@ -370,9 +367,12 @@ function modelEntry(model: ModelName, results: readonly ArmResult[], partial: bo
   };
 }
 
+/** Each model's results in a file of its own (the two arms run hours apart on a CPU). */
+function resultFile(model: ModelName): string {
+  return args.out !== undefined ? path.resolve(args.out) : path.join(ROOT, 'bench', 'results', `personalization-${model}.json`);
+}
+
 function writeResults(model: ModelName, entry: ReturnType<typeof modelEntry>): void {
-  const all = readResults();
-  all.models[model] = entry;
   const out = {
     bench: 'personalization',
     preference: PREFERENCE,
@@ -385,10 +385,11 @@ function writeResults(model: ModelName, entry: ReturnType<typeof modelEntry>): v
     control_arm:
       'the recipe’s arm: control — the same script, seeds and prompts; every conversation is served, judged and journaled, but the trainer never steps, so the base serves throughout',
     settings,
-    models: all.models,
+    ...entry,
   };
-  mkdirSync(path.dirname(args.out), { recursive: true });
-  writeFileSync(args.out, JSON.stringify(out, null, 2) + '\n');
+  const file = resultFile(model);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
 }
 
 function printTable(model: ModelName, entry: ReturnType<typeof modelEntry>): void {
