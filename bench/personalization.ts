@@ -150,7 +150,8 @@ type Checkpoint = {
   seconds: number;
 };
 type ConversationLog = { task: string; replies: number; complaints: number; satisfied: boolean; firstReplyMarkdown: string[]; seconds: number };
-type ArmResult = { arm: Arm; partial: boolean; wall_seconds: number; checkpoints: Checkpoint[]; conversations: ConversationLog[] };
+/** `settings`: what this arm ran with (an arm kept from an earlier run may differ from the file's in the gate's probe settings). */
+type ArmResult = { arm: Arm; partial: boolean; wall_seconds: number; settings: typeof settings; checkpoints: Checkpoint[]; conversations: ConversationLog[] };
 
 /** The recipe as the bench runs it: paths made absolute, the probe set resized when asked. */
 async function benchRecipe(model: ModelName, dir: string): Promise<{ file: string; maxTokens: number }> {
@@ -308,7 +309,7 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
     onLog: (line) => process.stderr.write(`  [${model} ${arm}] ${line}\n`),
   });
   const control = await startControlServer(live.run);
-  const result: ArmResult = { arm, partial: true, wall_seconds: 0, checkpoints: [], conversations: [] };
+  const result: ArmResult = { arm, partial: true, wall_seconds: 0, settings, checkpoints: [], conversations: [] };
   try {
     const client = new OpenAI({ baseURL: live.endpoint.baseUrl, apiKey: live.endpoint.token, maxRetries: 0, timeout: 1_800_000 });
     const checkpoint = async (interactions: number): Promise<void> => {
@@ -404,8 +405,32 @@ function printTable(model: ModelName, entry: ReturnType<typeof modelEntry>): voi
   for (const arm of entry.arms) console.log(`  ${arm.arm}: ${arm.wall_seconds.toFixed(0)} s, ${arm.conversations.length} conversations`);
 }
 
+/**
+ * The arms of an earlier result file that this run does not run, when they
+ * held the same conversations and evaluation: the same seed, script and
+ * evaluation settings. The gate's probe settings may differ: they touch only
+ * an arm that stages candidates, and the control arm never does.
+ */
+function keptArms(model: ModelName): ArmResult[] {
+  let earlier: { arms?: ArmResult[] };
+  try {
+    earlier = JSON.parse(readFileSync(resultFile(model), 'utf8')) as { arms?: ArmResult[] };
+  } catch {
+    return [];
+  }
+  const same = (a: typeof settings) =>
+    a.seed === settings.seed &&
+    a.every === settings.every &&
+    a.evalPrompts === settings.evalPrompts &&
+    a.maxComplaints === settings.maxComplaints &&
+    a.maxTokens === settings.maxTokens &&
+    a.lastTokens === settings.lastTokens;
+  return (earlier.arms ?? []).filter((a) => a.arm === 'control' && !arms.includes(a.arm) && a.settings !== undefined && same(a.settings));
+}
+
 for (const model of models) {
-  const done: ArmResult[] = [];
+  const done: ArmResult[] = keptArms(model);
+  if (done.length > 0) process.stderr.write(`${model}: keeping the ${done.map((a) => a.arm).join(', ')} arm of ${resultFile(model)}\n`);
   for (const arm of arms) {
     if (stopRequested) break;
     process.stderr.write(`${model} ${arm}: starting live mode\n`);
@@ -413,7 +438,7 @@ for (const model of models) {
     done.push(result);
     writeResults(model, modelEntry(model, done, true));
   }
-  const entry = modelEntry(model, done, stopRequested || done.some((r) => r.partial) || done.length < arms.length);
+  const entry = modelEntry(model, done, stopRequested || done.some((r) => r.partial) || done.length < 2);
   writeResults(model, entry);
   printTable(model, entry);
 }
