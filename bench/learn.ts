@@ -84,7 +84,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { problemSeed } from '../src/core/gate/probeRunner';
 import { judgeProbeReply, probeMetrics } from '../src/core/gate/probeMetrics';
-import type { ProbeMetrics } from '../src/core/journal/journalEvents';
+import type { ProbeMetrics } from '../src/core/gate/probeMetrics';
 import { createRuleHintJudge, createRulePrm } from '../src/core/judge/ruleJudge';
 import { composeTurnJudge } from '../src/core/judge/turnJudge';
 import { startEmbeddedEngine } from '../src/backends/embedded/embeddedPolicy';

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { MethodTable } from './define';
 import { CurveRow, LoadedRun } from './runs';
 import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CANDIDATE_STATES, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../core/gate/candidateVocabulary';
+import { probeMetricsSchema, type ProbeMetrics } from '../core/gate/probeMetrics';
 import { CONFIRM_MODES } from '../core/recipe/recipeSchema';
 import { MARKER_KINDS, REJECT_REASONS } from '../core/judge/criterion';
 import { TRAINING_MODES } from '../core/judge/trainDispatch';
@@ -171,16 +172,9 @@ export type TrainerStepView = z.infer<typeof TrainerStepView>;
 export const RefusedStepView = z.strictObject({ at, samples: z.int().positive(), samplesThrough: z.int().positive(), code: z.string(), message: z.string() });
 export type RefusedStepView = z.infer<typeof RefusedStepView>;
 
-export const ProbeMetricsView = z.strictObject({
-  n: z.int().positive(),
-  pass_rate: z.number(),
-  clean_rate: z.number(),
-  gold_rate: z.number(),
-  answered_rate: z.number(),
-  mean_violations: z.number(),
-  mean_chars: z.number(),
-});
-export type ProbeMetricsView = z.infer<typeof ProbeMetricsView>;
+/** The journal's own shape: a round shown is a round journaled. */
+export const ProbeMetricsView = probeMetricsSchema;
+export type ProbeMetricsView = ProbeMetrics;
 
 /** One gated metric of one round: the candidate against serving and the limit the recipe's margin (or floor) sets. */
 export const RoundCheck = z.strictObject({

@@ -23,7 +23,8 @@ import type {
 import { CurveRow, inSessionLoop, isLivePhase } from '../contract';
 import { foldGateState, isHeldForPerson, type CandidateRecord, type GateState } from '../core/gate/gateState';
 import { judgeRound } from '../core/gate/roundVerdict';
-import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
+import type { ProbeMetrics } from '../core/gate/probeMetrics';
+import type { JournalEvent } from '../core/journal/journalEvents';
 import type { ServingPointer } from '../core/journal/servingPointer';
 import { sessionsToAdaptation } from '../core/metrics/curve';
 import { recipeSchema, windowTurns, type Floors, type Margins, type Recipe } from '../core/recipe/recipeSchema';

@@ -2,7 +2,8 @@
 // (Reef's curve.csv), the gate's decisions (gate.csv: Reef's columns first,
 // ours after), and summary.json. All derived from the journal, so they can be
 // rewritten at any time and are always consistent with it.
-import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
+import type { ProbeMetrics } from '../core/gate/probeMetrics';
+import type { JournalEvent } from '../core/journal/journalEvents';
 import type { ConfirmMode } from '../core/recipe/recipeSchema';
 import { writeFileAtomic } from '../core/journal/atomicFile';
 import { formatCurveCsv } from '../core/metrics/curveCsv';

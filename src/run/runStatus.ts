@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { foldGateState, type CandidateState } from '../core/gate/gateState';
-import type { JournalEvent, ProbeMetrics } from '../core/journal/journalEvents';
+import type { ProbeMetrics } from '../core/gate/probeMetrics';
+import type { JournalEvent } from '../core/journal/journalEvents';
 import { recipeSchema, type ConfirmMode } from '../core/recipe/recipeSchema';
 import { readJournal } from '../core/journal/appendOnlyJournal';
 import { journalEventSchema } from '../core/journal/journalEvents';

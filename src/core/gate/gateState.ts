@@ -4,7 +4,8 @@
 // and the serving pointer's history. The same reducer checks each new event
 // before it is written, so an illegal transition never reaches the disk, and
 // rebuilds the state on resume.
-import type { JournalEvent, ProbeMetrics, Rejection, CandidateSource } from '../journal/journalEvents';
+import type { JournalEvent, Rejection, CandidateSource } from '../journal/journalEvents';
+import type { ProbeMetrics } from './probeMetrics';
 import type { ServingPointer } from '../journal/servingPointer';
 import type { Confirmer } from './candidateVocabulary';
 

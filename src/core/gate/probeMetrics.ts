@@ -1,7 +1,19 @@
 // What a probe round measures on one side (candidate or serving): the full
 // session criterion and its parts, over the same pinned problems and seeds.
+import { z } from 'zod';
 import { countViolations, isCleanWithWork, judgeReply, type Verdict } from '../judge/criterion';
-import type { ProbeMetrics } from '../journal/journalEvents';
+
+/** One side's measures in a probe round, as the journal keeps them and the desktop shows them. */
+export const probeMetricsSchema = z.strictObject({
+  n: z.int().positive(),
+  pass_rate: z.number(),
+  clean_rate: z.number(),
+  gold_rate: z.number(),
+  answered_rate: z.number(),
+  mean_violations: z.number(),
+  mean_chars: z.number(),
+});
+export type ProbeMetrics = z.infer<typeof probeMetricsSchema>;
 
 export type ProbeReply = {
   taskId: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProbeMetrics } from '../journal/journalEvents';
+import type { ProbeMetrics } from './probeMetrics';
 import { judgeRound } from './roundVerdict';
 
 const m = (over: Partial<ProbeMetrics>): ProbeMetrics => ({

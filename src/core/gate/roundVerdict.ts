@@ -4,7 +4,7 @@
 // each within the recipe's margin. Never on the style rate alone: when every
 // reply already fails on style (the floor effect), a style-only gate waves
 // garbage through; gold and answered rates still catch it.
-import type { ProbeMetrics } from '../journal/journalEvents';
+import type { ProbeMetrics } from './probeMetrics';
 import type { Floors, Margins } from '../recipe/recipeSchema';
 
 export type GatedMetric = keyof Margins;

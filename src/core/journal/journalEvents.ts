@@ -4,6 +4,7 @@
 // derived from it, so a resumed run continues exactly where it stopped.
 import { z } from 'zod';
 import { BAD_CANDIDATE_KINDS, CANDIDATE_ID_PATTERN, CONFIRMERS, GATED_METRICS, REJECTION_CODES } from '../gate/candidateVocabulary';
+import { probeMetricsSchema } from '../gate/probeMetrics';
 import { servingPointerSchema } from './servingPointer';
 import { sha256Schema } from '../weights/weightIds';
 
@@ -25,17 +26,6 @@ export const candidateSourceSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('file'), path: z.string() }),
 ]);
 export type CandidateSource = z.infer<typeof candidateSourceSchema>;
-
-export const probeMetricsSchema = z.strictObject({
-  n: z.int().positive(),
-  pass_rate: z.number(),
-  clean_rate: z.number(),
-  gold_rate: z.number(),
-  answered_rate: z.number(),
-  mean_violations: z.number(),
-  mean_chars: z.number(),
-});
-export type ProbeMetrics = z.infer<typeof probeMetricsSchema>;
 
 const base = { seq: z.int().min(0), at: z.iso.datetime() };
 
