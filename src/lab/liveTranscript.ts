@@ -8,32 +8,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { RECOGNISED_BY, TRAINING_MODES, type LiveTranscriptView, type SessionTrainingView, type VerdictView } from '../contract';
+import { RECOGNISED_BY, type LiveTranscriptView, type SessionTrainingView, type VerdictView } from '../contract';
 import { judgeReply } from '../core/judge/criterion';
-import { hintOf } from './sessionTranscript';
+import { hintOf, turnSchema as sessionTurnSchema } from './sessionTranscript';
 import type { JournalEvent } from '../core/journal/journalEvents';
 import type { SessionDetail } from './runView';
 
 type SessionEvent = Extract<JournalEvent, { type: 'session-completed' }>;
 
-const judgmentSchema = z.looseObject({
-  score: z.union([z.literal(-1), z.literal(0), z.literal(1)]),
-  hint: z.string().nullable().optional(),
-  hintAccepted: z.boolean(),
-});
-
-const turnSchema = z.looseObject({
-  turn: z.int().min(0),
-  user: z.string(),
-  reply: z.string(),
-  version: z.string(),
-  finishReason: z.string(),
-  completionTokens: z.int().min(0),
-  nextState: z.string().nullable(),
-  judgment: judgmentSchema.nullable(),
-  training: z.enum(TRAINING_MODES).nullable(),
-  skipped: z.string().optional(),
-});
+/** A live turn is a session's turn; its style verdict is computed here (it has no gold answer), not read. */
+const turnSchema = sessionTurnSchema.omit({ verdict: true });
 
 export const liveTranscriptFileSchema = z.looseObject({
   session: z.int().min(0),

@@ -16,7 +16,8 @@ const judgmentSchema = z.looseObject({
   hintAccepted: z.boolean(),
 });
 
-const turnSchema = z.looseObject({
+/** One turn as a transcript file holds it (a recipe session's or a live one's). */
+export const turnSchema = z.looseObject({
   turn: z.int().min(0),
   user: z.string(),
   reply: z.string(),
