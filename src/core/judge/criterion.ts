@@ -134,7 +134,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
 
-function findGold(reply: string, gold: string): Span | null {
+/** Where the gold answer (normalized, normalizeGold) first appears on its own, null when it does not. */
+export function findGold(reply: string, gold: string): Span | null {
   // Search a comma-free copy of the reply, keeping each kept character's
   // original offset so the span points into the reply as given.
   let stripped = '';
