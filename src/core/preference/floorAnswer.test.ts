@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findAnswer, numberWord } from './floorAnswer';
+import { findAnswer, findMention, numberWord } from './floorAnswer';
 
 describe('findAnswer', () => {
   it('finds the number on its own, as the pass criterion finds the gold', () => {
@@ -25,5 +25,24 @@ describe('findAnswer', () => {
     expect(numberWord(101)).toBeUndefined();
     expect(numberWord(2.5)).toBeUndefined();
     expect(findAnswer('three hundred sixty-five', 365)).toBeNull();
+  });
+});
+
+describe('findMention', () => {
+  it('finds the first of the words at the start of a word, in any case, and its longer forms', () => {
+    expect(findMention('Lava flows from a volcano.', ['volcano', 'lava'])).toEqual({ start: 0, end: 4 });
+    expect(findMention('VOLCANOES erupt', ['volcano'])).toEqual({ start: 0, end: 7 });
+    expect(findMention('Plants use photosynthesis', ['photosynth'])).toEqual({ start: 11, end: 21 });
+  });
+
+  it('never inside a word, and null when none is mentioned', () => {
+    expect(findMention('the sunlight', ['light'])).toBeNull();
+    expect(findMention('I cannot help with that.', ['volcano', 'lava'])).toBeNull();
+    expect(findMention('', ['volcano'])).toBeNull();
+  });
+
+  it('reads the words as text, never as patterns', () => {
+    expect(findMention('a.b', ['a+b'])).toBeNull();
+    expect(findMention('x a+b', ['a+b'])).toEqual({ start: 2, end: 5 });
   });
 });

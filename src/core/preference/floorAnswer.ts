@@ -8,8 +8,30 @@
 // number up to a hundred, its English word in any case ("seven", "Twenty-four"):
 // a reply in all lowercase, or in words, still answers.
 import { findGold, normalizeGold, type Span } from '../judge/criterion';
+import type { Task } from '../tasks/task';
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
 /** The English word of a whole number from 0 to 100 ("twenty-four"), undefined past that. */
@@ -31,4 +53,20 @@ export function findAnswer(reply: string, answer: number): Span | null {
   const pattern = word.replace('-', '[- ]');
   const m = new RegExp(String.raw`(?<![\p{L}-])${pattern}(?![\p{L}-])`, 'iu').exec(reply);
   return m === null ? null : { start: m.index, end: m.index + m[0].length };
+}
+
+/** Where the reply first mentions one of the words (case aside, at the start of a word), null when none. */
+export function findMention(reply: string, words: readonly string[]): Span | null {
+  let first: Span | null = null;
+  for (const word of words) {
+    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const m = new RegExp(String.raw`(?<!\p{L})${escaped}`, 'iu').exec(reply);
+    if (m !== null && (first === null || m.index < first.start)) first = { start: m.index, end: m.index + m[0].length };
+  }
+  return first;
+}
+
+/** Where a reply meets its question's quality floor: a mention of the topic where it has words, else the number. */
+export function findFloor(reply: string, task: Pick<Task, 'answer' | 'mentions'>): Span | null {
+  return task.mentions === undefined ? findAnswer(reply, task.answer) : findMention(reply, task.mentions);
 }

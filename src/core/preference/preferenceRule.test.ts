@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkPreference, describeRule, preferenceRuleSchema } from './preferenceRule';
+import { checkPreference, describeRule, preferenceRuleSchema, type PreferenceRule } from './preferenceRule';
 
 describe('checkPreference', () => {
   it('never counts an empty reply as meeting a preference', () => {
-    for (const rule of [{ kind: 'lowercase' }, { kind: 'max_words', words: 5 }, { kind: 'avoids', phrases: ['x'] }] as const) {
+    for (const rule of [{ kind: 'lowercase' }, { kind: 'max_words', words: 5 }, { kind: 'avoids', phrases: ['x'] }] satisfies PreferenceRule[]) {
       expect(checkPreference('  \n', rule)).toEqual({ met: false, breaks: [{ kind: 'no-reply', start: 0, end: 3 }] });
     }
   });
@@ -46,7 +46,7 @@ describe('checkPreference', () => {
   });
 
   it('avoids: each phrase without case, on word boundaries only', () => {
-    const rule = { kind: 'avoids', phrases: ['as an AI'] } as const;
+    const rule: PreferenceRule = { kind: 'avoids', phrases: ['as an AI'] };
     expect(checkPreference('As an AI, I think… as an ai.', rule).breaks.map((b) => [b.start, b.end])).toEqual([
       [0, 8],
       [19, 27],

@@ -6,6 +6,7 @@
 // generator (src/core/tasks/writeQuestions.ts writes assets/questions/).
 import { createRng, deriveSeed, type Rng } from './rng';
 import type { Task, TaskSet } from './task';
+import { TOPICS } from './topics';
 
 /** Everyday facts a small chat model knows, each with its number. */
 export const FACTS: readonly { q: string; a: number }[] = [
@@ -93,7 +94,8 @@ export function buildQuestionSets(seed = 20261206, sessions = 48, probe = 16): Q
   const make = (count: number, factPool: readonly { q: string; a: number }[], prefix: string): Task[] => {
     const slots = rng.shuffle([...factPool.map((f) => ({ fact: f })), ...Array.from({ length: count - factPool.length }, () => ({ fact: null }))]);
     return slots.map((slot, i) => {
-      if (slot.fact !== null) return questionTask(`${prefix}-${String(i + 1).padStart(2, '0')}`, i + 1, 'fact', `fact:${slot.fact.q}`, slot.fact.q, slot.fact.a, rng);
+      if (slot.fact !== null)
+        return questionTask(`${prefix}-${String(i + 1).padStart(2, '0')}`, i + 1, 'fact', `fact:${slot.fact.q}`, slot.fact.q, slot.fact.a, rng);
       let made = arithmeticQuestion(rng);
       while (seen.has(made.instance)) made = arithmeticQuestion(rng);
       seen.add(made.instance);
@@ -105,5 +107,32 @@ export function buildQuestionSets(seed = 20261206, sessions = 48, probe = 16): Q
   return {
     questions: { version: 1, kind: 'homework', seed, tasks: sessionTasks },
     probe: { version: 1, kind: 'probe', seed, tasks: probeTasks },
+  };
+}
+
+/**
+ * The topic questions (src/core/tasks/topics.ts) shuffled by the seed and cut
+ * into `sessions` session questions and `probe` probe questions, none in both.
+ * A topic's floor is a mention of one of its words, so its `answer` is unused (0).
+ */
+export function buildTopicSets(seed = 20261206, sessions = 48, probe = 16): QuestionSets {
+  if (sessions + probe > TOPICS.length) throw new Error(`${sessions} + ${probe} topic questions asked for; there are ${TOPICS.length}`);
+  const topics = createRng(deriveSeed(seed, 'topics')).shuffle(TOPICS);
+  const make = (slice: typeof topics, prefix: string): Task[] =>
+    slice.map((t, i) => ({
+      id: `${prefix}-${String(i + 1).padStart(2, '0')}`,
+      index: i + 1,
+      template: 'topic',
+      instance: `topic:${t.q}`,
+      question: t.q,
+      steps: [],
+      answer: 0,
+      answerText: '',
+      firstMessage: t.q,
+      mentions: [...t.mentions],
+    }));
+  return {
+    questions: { version: 1, kind: 'homework', seed, tasks: make(topics.slice(probe, probe + sessions), 'q') },
+    probe: { version: 1, kind: 'probe', seed, tasks: make(topics.slice(0, probe), 'probe') },
   };
 }

@@ -30,6 +30,11 @@ export const TaskSchema = z.object({
   answerText: z.string(),
   /** The student's first message for this task. */
   firstMessage: z.string().min(1),
+  /**
+   * A question without a number for an answer: the words a reply on its topic
+   * mentions, any one of them (the quality floor; docs/design.md, A stated preference).
+   */
+  mentions: z.array(z.string().min(1)).min(1).optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;
 
