@@ -8,6 +8,7 @@
  */
 import type { z } from 'zod';
 import type { StudentFactory } from '../core/protocols/studentProtocol';
+import type { StatedPreference } from '../core/preference/preferenceRule';
 import type { PolicySection, Recipe, StudentSection, TrainerSection } from '../core/recipe/recipeSchema';
 import type { HostGpus } from '../processes/devices/hostGpus';
 import type { BackendPython } from './backendPython';
@@ -48,7 +49,10 @@ export type PolicyContext = CommonContext & {
 
 export type TrainerContext = CommonContext & { recipe: Recipe };
 
-export type StudentContext = CommonContext;
+export type StudentContext = CommonContext & {
+  /** The recipe's stated preference, when it names one: the student states it and judges by it. */
+  preference?: StatedPreference;
+};
 
 /**
  * One role a backend fills. `create` gets its section already checked by

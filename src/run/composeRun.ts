@@ -118,7 +118,7 @@ export function composeRun(input: Recipe, options: ComposeOptions): RunBackends 
   const env = options.env ? { env: options.env } : {};
   const policy = part(() => policyPart.create(recipe.policy, { resolvePath: options.resolvePath, tasks: recipe.tasks, host, ...env }));
   const trainer = part(() => trainerPart.create(recipe.trainer, { recipe, ...env }));
-  const students = part(() => studentPart.create(recipe.student, env));
+  const students = part(() => studentPart.create(recipe.student, { ...env, ...(recipe.preference ? { preference: recipe.preference } : {}) }));
   if (!policy || !trainer || !students || reasons.length > 0) throw new BackendUnavailableError(reasons);
   return {
     policy,

@@ -10,6 +10,7 @@
 // creation (createRun.ts), the engines, gateway and trainer feed
 // (runParts.ts), a session's files (sessionFiles.ts), the pause
 // (pauseLatch.ts) and injection (injectCandidate.ts).
+import { replyCriterion } from '../core/preference/replyCriterion';
 import path from 'node:path';
 import type { CandidateRecord } from '../core/gate/gateState';
 import { ReleaseGate } from '../core/gate/releaseGate';
@@ -97,6 +98,7 @@ export class LiveRun {
         journal,
         config: recipe.gate,
         verify,
+        criterion: replyCriterion(recipe.preference),
         runSeed: recipe.seed,
         onError: (e) => options.onLog?.(`gate: ${e.message}`),
         ...(options.beforeProbeRound ? { beforeProbeRound: options.beforeProbeRound } : {}),

@@ -3,7 +3,8 @@
 // version) → the student's reaction → the turn judged from that next state
 // → a training sample when the dispatch says it trains. At most
 // `max_turns` replies; only the first reply is scored.
-import { judgeReply, type Verdict } from '../core/judge/criterion';
+import type { Verdict } from '../core/judge/criterion';
+import { replyCriterion } from '../core/preference/replyCriterion';
 import { dispatchTurn, type TurnTraining } from '../core/judge/trainDispatch';
 import { appendHintToLastUser } from '../core/judge/teacherInput';
 import type { TurnJudge, TurnJudgment } from '../core/judge/turnJudge';
@@ -57,7 +58,7 @@ export type SessionResult = {
   observation: SessionObservation;
   samples: JudgedSample[];
   versions: string[];
-  /** How the session ended: the student said HOMEWORK_DONE, the turn budget ran out, or the context is full. */
+  /** How the session ended: the student said it is done (HOMEWORK_DONE, the preference user's thanks), the turn budget ran out, or the context is full. */
   endedBy: 'done' | 'max-turns' | 'context-full';
   /** Where the session's wall time went (seconds): the replies, the student's reactions, the judge, the samples. */
   timing: SessionTiming;
@@ -82,6 +83,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   const seed = runPartSeed(runSeed, `session-${session}`);
   const sessionId = sessionIdOf(runId, session);
   const student = ctx.students.forSession(task, seed);
+  const criterion = replyCriterion(ctx.recipe.preference);
   const maxTurns = ctx.recipe.session.max_turns;
   const messages: ChatMessage[] = [{ role: 'user', content: await student.firstMessage() }];
   const turns: TranscriptTurn[] = [];
@@ -125,7 +127,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       finishReason: reply.finishReason,
       completionTokens: record.response.completionTokens,
       nextState: reaction?.message ?? null,
-      verdict: reaction?.verdict ?? (turn === 0 ? judgeReply(reply.text, task.answer) : null),
+      verdict: reaction?.verdict ?? (turn === 0 ? criterion(reply.text, task) : null),
       judgment: null,
       training: null,
     };
@@ -148,7 +150,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   }
 
   const first = turns[0]!;
-  const firstVerdict = first.verdict ?? judgeReply(first.reply, task.answer);
+  const firstVerdict = first.verdict ?? criterion(first.reply, task);
   return {
     session,
     sessionId,

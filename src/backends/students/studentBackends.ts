@@ -1,6 +1,7 @@
 /**
  * The students: `scripted` (the deterministic student of the embedded
- * homework, scriptedStudent.ts) and `openai` (a person-like student behind
+ * homework, scriptedStudent.ts, or the user of a recipe's stated preference,
+ * preferenceStudent.ts) and `openai` (a person-like student behind
  * an OpenAI-compatible endpoint, openaiStudent.ts).
  */
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { endpointSchema } from '../../core/recipe/recipeSchema';
 import { BackendUnavailableError } from '../backendUnavailable';
 import { studentPart, type BackendDescriptor, type Env } from '../backendDescriptor';
 import { openAiStudents } from './openaiStudent';
+import { preferenceStudents } from './preferenceStudent';
 import { scriptedStudents } from './scriptedStudent';
 
 /** A student is no worker process of the lab: it asks for no device and is never a Ray job. */
@@ -25,7 +27,11 @@ export const openAiStudentSection = z.strictObject({
 
 export const scriptedStudentBackend: BackendDescriptor = {
   kind: 'scripted',
-  student: studentPart({ section: scriptedStudentSection, placement: inProcess, create: () => scriptedStudents }),
+  student: studentPart({
+    section: scriptedStudentSection,
+    placement: inProcess,
+    create: (_, { preference }) => (preference === undefined ? scriptedStudents : preferenceStudents(preference)),
+  }),
 };
 
 /** The endpoint's key from the environment variable the recipe names; a local server takes any key, the client insists on one. */
@@ -45,14 +51,20 @@ export const openAiStudentBackend: BackendDescriptor = {
   student: studentPart({
     section: openAiStudentSection,
     placement: inProcess,
-    create: (student, { env }) =>
-      openAiStudents({
+    create: (student, { env, preference }) => {
+      if (preference !== undefined) {
+        throw new BackendUnavailableError([
+          'the openai student reacts as its persona says, not by a stated preference: a recipe with `preference` has the scripted student',
+        ]);
+      }
+      return openAiStudents({
         baseUrl: student.endpoint.base_url,
         model: student.endpoint.model,
         apiKey: apiKeyOf(student.endpoint, env ?? process.env),
         persona: student.persona,
         temperature: student.temperature,
         maxTokens: student.max_tokens,
-      }),
+      });
+    },
   }),
 };

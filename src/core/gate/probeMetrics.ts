@@ -1,7 +1,8 @@
 // What a probe round measures on one side (candidate or serving): the full
 // session criterion and its parts, over the same pinned problems and seeds.
 import { z } from 'zod';
-import { countViolations, isCleanWithWork, judgeReply, type Verdict } from '../judge/criterion';
+import { countViolations, isCleanWithWork, type Verdict } from '../judge/criterion';
+import { passCriterion, type ReplyCriterion } from '../preference/replyCriterion';
 
 /** One side's measures in a probe round, as the journal keeps them and the desktop shows them. */
 export const probeMetricsSchema = z.strictObject({
@@ -18,6 +19,8 @@ export type ProbeMetrics = z.infer<typeof probeMetricsSchema>;
 export type ProbeReply = {
   taskId: string;
   gold: number;
+  /** The topic's words, for a question whose floor is a mention (Task.mentions). */
+  mentions?: string[];
   seed: number;
   text: string;
   finishReason: 'stop' | 'length';
@@ -26,8 +29,9 @@ export type ProbeReply = {
 
 export type JudgedProbeReply = ProbeReply & { verdict: Verdict };
 
-export function judgeProbeReply(reply: ProbeReply): JudgedProbeReply {
-  return { ...reply, verdict: judgeReply(reply.text, reply.gold) };
+/** The reply judged as the run's sessions are (the pass criterion, or the recipe's stated preference). */
+export function judgeProbeReply(reply: ProbeReply, criterion: ReplyCriterion = passCriterion): JudgedProbeReply {
+  return { ...reply, verdict: criterion(reply.text, { answer: reply.gold, ...(reply.mentions ? { mentions: reply.mentions } : {}) }) };
 }
 
 /**

@@ -46,6 +46,7 @@ export class EngineProbeSampler implements ProbeSampler {
         return {
           taskId: task.id,
           gold: task.answer,
+          ...(task.mentions ? { mentions: task.mentions } : {}),
           seed: problemSeed(seed, i),
           text: result.text,
           finishReason: result.finishReason,

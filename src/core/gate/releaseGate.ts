@@ -28,7 +28,8 @@ import type { RunJournal } from '../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import type { AdapterRef } from '../protocols/engineProtocol';
 import { foldGateState, isHeldForPerson, isTerminal, planGateEvent, type CandidateRecord, type GateState } from './gateState';
-import { judgeProbeReply, probeMetrics, type JudgedProbeReply } from './probeMetrics';
+import { judgeProbeReply, probeMetrics, type JudgedProbeReply, type ProbeReply } from './probeMetrics';
+import type { ReplyCriterion } from '../preference/replyCriterion';
 import type { ProbeSampler } from './probeRunner';
 import { judgeRound } from './roundVerdict';
 import { verifyCandidateFile, type VerifySettings } from './verifyCandidate';
@@ -48,6 +49,8 @@ export type ReleaseGateOptions = {
   probe?: ProbeSampler;
   /** Absent when nothing serves (offline); the pointer is still written. */
   serving?: ServingSwitch;
+  /** What accepts a probe reply: the sessions' own (default: the pass criterion). */
+  criterion?: ReplyCriterion;
   /** Mixed into every round's seed so that runs with different seeds probe differently. */
   runSeed: number;
   /** Errors the background loop could not attribute to a caller (logged, never swallowed silently). */
@@ -319,8 +322,9 @@ export class ReleaseGate {
         adapterConfigPath: this.adapterConfigPath(c.version),
         loraAlpha: this.options.verify.lora.alpha,
       };
-      candidateReplies = (await probe.sample(candidateRef, started.seed)).map(judgeProbeReply);
-      servingReplies = (await probe.sample(this.adapterRef(started.serving), started.seed)).map(judgeProbeReply);
+      const judge = (replies: ProbeReply[]) => replies.map((r) => judgeProbeReply(r, this.options.criterion));
+      candidateReplies = judge(await probe.sample(candidateRef, started.seed));
+      servingReplies = judge(await probe.sample(this.adapterRef(started.serving), started.seed));
     } catch (error) {
       await this.exclusive(async () => {
         if (!isTerminal(c.state)) await this.rejectLocked(c, { code: 'probe-error', detail: (error as Error).message });

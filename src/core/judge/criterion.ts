@@ -25,8 +25,11 @@
 export const MARKER_KINDS = ['bold', 'header', 'bullet', 'numbered', 'boxed', 'final-answer', 'rule-line'] as const;
 export type MarkerKind = (typeof MARKER_KINDS)[number];
 
-/** Why a reply fails, in the order the criterion checks them. */
-export const REJECT_REASONS = ['no-reply', 'style', 'no-shown-work', 'no-gold-answer'] as const;
+/**
+ * Why a reply fails: the criterion's checks in the order it makes them, then a stated
+ * preference's broken rule (src/core/preference/preferenceVerdict.ts).
+ */
+export const REJECT_REASONS = ['no-reply', 'style', 'no-shown-work', 'no-gold-answer', 'preference'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 /** A half-open range of UTF-16 offsets into the reply. */

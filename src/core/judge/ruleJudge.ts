@@ -3,12 +3,13 @@
 // correction vs ambiguous), using the student's wording, which is a contract
 // (docs/internals.md, src/core/tasks/student.ts):
 //   complaint                       → -1, hint = its sentences after the opener
-//   save request or HOMEWORK_DONE   → +1, no hint
+//   save request or HOMEWORK_DONE,
+//   or the preference user's thanks → +1, no hint
 //   anything else                   →  0, no hint
 // The assistant's output is not read: like the PRM, the rule judges a turn
 // by what happened next.
 
-import { DONE, parseComplaint } from '../tasks/student';
+import { DONE, parseComplaint, PREFERENCE_THANKS } from '../tasks/student';
 import { DEFAULT_HINT_MIN_CHARS, isHintAccepted, type HintJudge, type PrmJudge, type PrmScore, type TurnJudgeInput } from './turnJudge';
 
 // The student's save request: "Great, that looks right. Please append the answers to homework/<index>.txt."
@@ -16,7 +17,7 @@ const SAVE_REQUEST_RE = /\bplease append the answers? to homework\/\d+\.txt\b/iu
 
 export function ruleScore(nextState: string): PrmScore {
   if (parseComplaint(nextState.trim()) !== null) return -1;
-  if (SAVE_REQUEST_RE.test(nextState) || nextState.includes(DONE)) return 1;
+  if (SAVE_REQUEST_RE.test(nextState) || nextState.includes(DONE) || nextState.trim() === PREFERENCE_THANKS) return 1;
   return 0;
 }
 

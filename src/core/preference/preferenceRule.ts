@@ -130,3 +130,14 @@ export function describeRule(rule: PreferenceRule): string {
       return `never says ${rule.phrases.map((p) => `"${p}"`).join(', ')}`;
   }
 }
+
+/**
+ * A preference as a recipe (or live mode) states it: the rule a script checks and
+ * the sentence the user says it in, which is also the hindsight hint (longer than
+ * the hint judge's 10 characters, or it would never be accepted as one).
+ */
+export const statedPreferenceSchema = z.strictObject({
+  rule: preferenceRuleSchema,
+  statement: z.string().trim().min(11, 'the statement is the hint: more than 10 characters'),
+});
+export type StatedPreference = z.infer<typeof statedPreferenceSchema>;

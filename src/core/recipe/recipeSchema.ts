@@ -3,6 +3,7 @@
 // recipes/recipe.schema.json is generated from it with the registered backends' sections (src/run/recipeJsonSchema.ts).
 // Objects are strict so that a misspelt key is an error, not a silent default.
 import { z } from 'zod';
+import { statedPreferenceSchema } from '../preference/preferenceRule';
 
 const positiveInt = z.int().positive();
 const probability = z.number().min(0).max(1);
@@ -276,6 +277,9 @@ export function recipeSchemaWith(sections: BackendSectionSchemas) {
     seed: z.int().min(0),
     tasks: tasksSchema,
     session: sessionSchema,
+    preference: statedPreferenceSchema
+      .optional()
+      .describe("the user's stated preference and its floor judge every reply (absent: the pass criterion; docs/design.md, A stated preference)"),
     student: sections.student,
     judge: z.strictObject({ prm: prmSchema, hint: hintJudgeSchema }),
     policy: sections.policy,

@@ -1,4 +1,4 @@
-import type { Verdict } from '../judge/criterion';
+import type { RejectReason, Verdict } from '../judge/criterion';
 import type { Rng } from './rng';
 import type { Task } from './task';
 
@@ -31,10 +31,14 @@ export const VIOLATION_KINDS = [
 ] as const;
 export type ViolationKind = (typeof VIOLATION_KINDS)[number];
 
-/** What the student reacts to in a reply: each marker kind the criterion saw and each non-style failure. */
+/**
+ * What the student reacts to in a reply: each marker kind the criterion saw and each
+ * failure but style (the markers name it) and a stated preference's (the homework
+ * student states none).
+ */
 export function violationKinds(verdict: Verdict): ViolationKind[] {
   const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
-  for (const failure of verdict.failures) if (failure !== 'style') kinds.add(failure);
+  for (const failure of verdict.failures) if (failure !== 'style' && failure !== 'preference') kinds.add(failure);
   return [...kinds];
 }
 
@@ -137,9 +141,31 @@ export function complaintFor(kinds: readonly ViolationKind[], rng: Rng): Complai
   return { text: `${opener} ${hindsight}`, opener, hindsight };
 }
 
+/**
+ * The openers of a user with a stated preference (docs/design.md, A stated
+ * preference) when a reply breaks it: the hindsight after one is the user's own
+ * statement of the preference, and a request to answer when the reply did not.
+ */
+export const PREFERENCE_OPENERS = ['That is not how I like my answers.', 'Not like that, please.', 'Remember how I asked you to answer.'] as const;
+
+export const FLOOR_HINDSIGHT = 'And please answer the question I asked.';
+
+/** What the preference user says after a reply the preference verdict rejected (its failures, at least one). */
+export function preferenceComplaint(failures: readonly RejectReason[], statement: string, rng: Rng): Complaint {
+  if (failures.length === 0) throw new Error('preferenceComplaint: an accepted reply gets no complaint');
+  const opener = rng.pick(PREFERENCE_OPENERS);
+  const brokeRule = failures.includes('preference') || failures.includes('no-reply');
+  const missedFloor = failures.includes('no-gold-answer') || failures.includes('no-reply');
+  const hindsight = [...(brokeRule ? [statement] : []), ...(missedFloor ? [FLOOR_HINDSIGHT] : [])].join(' ');
+  return { text: `${opener} ${hindsight}`, opener, hindsight };
+}
+
+/** The preference user's reply to an accepted answer: progress (+1), and the session ends. */
+export const PREFERENCE_THANKS = 'Thanks, that is just how I like it.';
+
 /** Split a student message into opener and hindsight if it is a complaint (for the rule judge). */
 export function parseComplaint(message: string): Complaint | null {
-  for (const opener of COMPLAINT_OPENERS) {
+  for (const opener of [...COMPLAINT_OPENERS, ...PREFERENCE_OPENERS]) {
     if (message.startsWith(`${opener} `)) {
       return { text: message, opener, hindsight: message.slice(opener.length + 1).trim() };
     }

@@ -10,7 +10,7 @@
  */
 import { judgeReply } from '../../../src/core/judge/criterion';
 import type { Rng } from '../../../src/core/tasks/rng';
-import { complaintFor, type ViolationKind, saveRequest, WORK_HINDSIGHT } from '../../../src/core/tasks/student';
+import { complaintFor, type ViolationKind, saveRequest, violationKinds as verdictViolationKinds, WORK_HINDSIGHT } from '../../../src/core/tasks/student';
 import type { Task } from '../../../src/core/tasks/task';
 import { calculatorCompletion } from '../../../src/backends/embedded/engine/calculator';
 import { aiReply, EQ, PLAIN_OPENERS, plainReply, REWRITE_PREFIXES, saveConfirmation } from './replies';
@@ -43,10 +43,7 @@ export function visible(content: string): string {
 
 /** The violation kinds the pass criterion finds in a reply. */
 export function violationKinds(reply: string, gold: number): ViolationKind[] {
-  const verdict = judgeReply(reply, gold);
-  const kinds = new Set<ViolationKind>(verdict.markers.map((m) => m.kind));
-  for (const f of verdict.failures) if (f !== 'style') kinds.add(f);
-  return [...kinds];
+  return verdictViolationKinds(judgeReply(reply, gold));
 }
 
 /**
