@@ -117,6 +117,8 @@ type SeedResult = {
   accepted: number;
   /** Accepted sessions among the last 10 run. */
   accepted_last_10: number;
+  /** The curve's rolling accept rate (under a stated preference: the preference met with its floor) at session 10 and at the last. */
+  accept_rate_10: { at10: number | null; atLast: number | null };
   bold_rate_10: { at10: number | null; atLast: number | null };
   list_rate_10: { at10: number | null; atLast: number | null };
   promotions: number;
@@ -222,6 +224,7 @@ function armDifferences(results: readonly SeedResult[]) {
         seed,
         accepted_last_10_rate: (trained.accepted_last_10 - control.accepted_last_10) / 10,
         accepted: trained.accepted - control.accepted,
+        accept_rate_10_at_last: diff(trained.accept_rate_10.atLast, control.accept_rate_10.atLast),
         bold_rate_10_at_last: diff(trained.bold_rate_10.atLast, control.bold_rate_10.atLast),
         list_rate_10_at_last: diff(trained.list_rate_10.atLast, control.list_rate_10.atLast),
       },
@@ -262,6 +265,7 @@ function seedResult(seed: number, arm: Arm, events: readonly JournalEvent[], rou
     sessions_to_adaptation: summary.sessions_to_adaptation,
     accepted: summary.accepted,
     accepted_last_10: curve.slice(-10).reduce((n, r) => n + r.accept, 0),
+    accept_rate_10: { at10: curve[9]?.accept_rate_10 ?? null, atLast: curve.at(-1)?.accept_rate_10 ?? null },
     bold_rate_10: { at10: curve[9]?.bold_rate_10 ?? null, atLast: curve.at(-1)?.bold_rate_10 ?? null },
     list_rate_10: { at10: curve[9]?.list_rate_10 ?? null, atLast: curve.at(-1)?.list_rate_10 ?? null },
     promotions: summary.promotions.length,
@@ -373,10 +377,10 @@ console.log(
   `\nbench:recipe — ${path.relative(ROOT, RECIPE)}, confirm auto, ${stopRequested ? `stopped early, ${Math.max(0, ...seedResults.map((r) => r.sessions))} of ${sessions}` : sessions} sessions per run (reference: adaptation at session 14); control = the same seed with the policy frozen\n`,
 );
 console.log(
-  'seed | arm     | adapt@ | accepted | last 10 | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | probe gold: base / worst Δ | promotions | rejections | wall s | gate s/candidate',
+  'seed | arm     | adapt@ | accepted | last 10 | accept_rate_10 @10 → @last | bold_rate_10 @10 → @last | list_rate_10 @10 → @last | probe gold: base / worst Δ | promotions | rejections | wall s | gate s/candidate',
 );
 console.log(
-  '-----|---------|--------|----------|---------|--------------------------|--------------------------|---------------------------|------------|------------|--------|-----------------',
+  '-----|---------|--------|----------|---------|----------------------------|--------------------------|--------------------------|---------------------------|------------|------------|--------|-----------------',
 );
 for (const r of seedResults) {
   const rej =
@@ -390,6 +394,7 @@ for (const r of seedResults) {
       String(r.sessions_to_adaptation ?? 'never').padStart(6),
       `${r.accepted}/${r.sessions}`.padStart(8),
       String(r.accepted_last_10).padStart(7),
+      `${fmt(r.accept_rate_10.at10)} → ${fmt(r.accept_rate_10.atLast)}`.padEnd(26),
       `${fmt(r.bold_rate_10.at10)} → ${fmt(r.bold_rate_10.atLast)}`.padEnd(24),
       `${fmt(r.list_rate_10.at10)} → ${fmt(r.list_rate_10.atLast)}`.padEnd(24),
       `${fmt(r.probe_gold.base)} / ${fmt(r.probe_gold.worst_candidate_minus_serving)}`.padEnd(25),

@@ -7,9 +7,12 @@ import type { Sampling } from '../recipe/recipeSchema';
 import type { Task } from '../tasks/task';
 import type { ProbeReply } from './probeMetrics';
 
-/** What the gate needs from a probe engine: the probe replies of one adapter on one seed. */
+/** Both sides' probe replies in one round, on the same problems and seeds. */
+export type RoundReplies = { candidate: ProbeReply[]; serving: ProbeReply[] };
+
+/** What the gate needs from a probe engine: a round's replies of the candidate and of what serves, on one seed. */
 export interface ProbeSampler {
-  sample(adapter: AdapterRef | null, seed: number): Promise<ProbeReply[]>;
+  sampleRound(candidate: AdapterRef, serving: AdapterRef | null, seed: number): Promise<RoundReplies>;
 }
 
 /** The seed of problem i in a round: distinct per problem, identical for both sides of the pair. */
@@ -24,12 +27,30 @@ export class EngineProbeSampler implements ProbeSampler {
     if (problems.length === 0) throw new Error('the probe set is empty');
   }
 
-  async sample(adapter: AdapterRef | null, seed: number): Promise<ProbeReply[]> {
+  /**
+   * Both sides at the same time on the one probe engine: the candidate's requests are
+   * sent, then the serving version is made current and its requests are sent while the
+   * candidate's still run. The engine protocol keeps each request on the version current
+   * when it arrived (vLLM and SGLang name the LoRA per request and batch both), so the
+   * two sides decode in one batch; an engine that swaps weights finishes the first
+   * side before the swap, which is the sequential round.
+   */
+  async sampleRound(candidate: AdapterRef, serving: AdapterRef | null, seed: number): Promise<RoundReplies> {
+    const first = await this.start(candidate, seed);
+    // Handled here too: should the serving side fail to start, the candidate's replies are not awaited.
+    first.replies.catch(() => undefined);
+    const second = await this.start(serving, seed);
+    const [c, s] = await Promise.all([first.replies, second.replies]);
+    return { candidate: c, serving: s };
+  }
+
+  /** Makes `adapter` current and sends every problem; resolves once all are sent, with their replies to come. */
+  private async start(adapter: AdapterRef | null, seed: number): Promise<{ replies: Promise<ProbeReply[]> }> {
     const loaded = await this.engine.setAdapter(adapter);
     const expected = adapter?.version ?? 'base';
     if (loaded !== expected) throw new Error(`probe engine loaded ${loaded}, expected ${expected}`);
     // All problems at once: the engine batches concurrent requests.
-    const replies = await Promise.all(
+    const replies = Promise.all(
       this.problems.map(async (task, i): Promise<ProbeReply> => {
         const result = await this.engine.generate({
           messages: [{ role: 'user', content: task.firstMessage }],
@@ -54,6 +75,6 @@ export class EngineProbeSampler implements ProbeSampler {
         };
       }),
     );
-    return replies;
+    return { replies };
   }
 }

@@ -323,8 +323,9 @@ export class ReleaseGate {
         loraAlpha: this.options.verify.lora.alpha,
       };
       const judge = (replies: ProbeReply[]) => replies.map((r) => judgeProbeReply(r, this.options.criterion));
-      candidateReplies = judge(await probe.sample(candidateRef, started.seed));
-      servingReplies = judge(await probe.sample(this.adapterRef(started.serving), started.seed));
+      const sides = await probe.sampleRound(candidateRef, this.adapterRef(started.serving), started.seed);
+      candidateReplies = judge(sides.candidate);
+      servingReplies = judge(sides.serving);
     } catch (error) {
       await this.exclusive(async () => {
         if (!isTerminal(c.state)) await this.rejectLocked(c, { code: 'probe-error', detail: (error as Error).message });

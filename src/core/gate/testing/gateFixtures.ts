@@ -14,7 +14,7 @@ import { peftAdapterConfig } from '../../weights/peftAdapterFormat';
 import type { PolicyShape } from '../../weights/policyConfig';
 import { serializeSafetensors, type Float32Tensor } from '../../weights/safetensors';
 import type { ProbeReply } from '../probeMetrics';
-import type { ProbeSampler } from '../probeRunner';
+import type { ProbeSampler, RoundReplies } from '../probeRunner';
 import { ReleaseGate, type ServingSwitch } from '../releaseGate';
 import { sha256Hex, type VerifySettings } from '../verifyCandidate';
 
@@ -110,6 +110,11 @@ export class ScriptedProbeSampler implements ProbeSampler {
 
   behave(version: string, behaviour: Behaviour): void {
     this.byVersion.set(version, behaviour);
+  }
+
+  /** The candidate's side, then serving's (the order `calls` records). */
+  async sampleRound(candidate: AdapterRef, serving: AdapterRef | null, seed: number): Promise<RoundReplies> {
+    return { candidate: await this.sample(candidate, seed), serving: await this.sample(serving, seed) };
   }
 
   async sample(adapter: AdapterRef | null, seed: number): Promise<ProbeReply[]> {
