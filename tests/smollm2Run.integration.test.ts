@@ -1,7 +1,9 @@
-// recipes/smollm2-135m-cpu.yaml, shortened for CI: SmolLM2-135M-Instruct served
+// recipes/smollm2-135m-preference.yaml, shortened for CI: SmolLM2-135M-Instruct served
 // and probed by two vLLM servers (separate processes), trained by the torch
-// trainer, judged by the rule judge, the scripted student — a few sessions, a
-// trainer candidate verified, gated (three probe rounds), confirmed and
+// trainer, judged by the rule judge, the scripted user of the stated preference — a
+// few sessions, a trainer candidate verified, gated (three probe rounds, both sides
+// sampled at the same time on the probe server, each reply judged by the preference
+// and its floor), confirmed and
 // served (a later session's replies name its version), one injected bad
 // candidate rejected, and the serving pointer checked against the journal.
 // Checks the run's contract on a real model, not what it learns (bench:recipe).
@@ -33,7 +35,7 @@ import { workerRegistry } from '../src/processes/workerRegistry';
 const withRay = rayEnvironment() !== null;
 
 const SESSIONS = 3;
-const recipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
+const recipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-preference.yaml');
 const { recipe: fullRecipe } = await loadRecipe(recipeFile);
 const reasons = reasonsNotRunnable(fullRecipe, thisHost());
 if (reasons.length > 0) console.warn(`smollm2Run.integration.test.ts skipped: ${reasons.join('; ')}`);
@@ -57,7 +59,7 @@ async function shortRecipe(dir: string, head?: RayHead): Promise<string> {
   return file;
 }
 
-describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened, vLLM + torch${withRay ? ', the trainer as a Ray job' : ''})`, () => {
+describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 preference recipe (shortened, vLLM + torch${withRay ? ', the trainer as a Ray job' : ''})`, () => {
   let root: string;
   let head: RayHead | undefined;
   const trainerJobs = new Set<string>();
@@ -153,6 +155,25 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 CPU recipe (shortened,
     const versions = last?.type === 'session-completed' ? last.versions : [];
     expect(versions.length).toBeGreaterThan(0);
     for (const version of versions) expect(promotedVersions).toContain(version);
+  });
+
+  it("judges each probe round's two sides by the recipe's preference and its floor, on the same topic questions and seeds", async () => {
+    const rounds = events.flatMap((e) => (e.type === 'probe-round' ? [e] : []));
+    expect(rounds.length).toBeGreaterThan(0);
+    for (const round of rounds) {
+      const file = JSON.parse(await readFile(path.join(runDir, round.replies), 'utf8')) as Record<
+        'candidate' | 'serving',
+        { taskId: string; seed: number; mentions?: string[]; text: string; verdict: { accepted: boolean; failures: string[]; markers: unknown[] } }[]
+      >;
+      expect(file.candidate.map((r) => [r.taskId, r.seed])).toEqual(file.serving.map((r) => [r.taskId, r.seed]));
+      for (const reply of [...file.candidate, ...file.serving]) {
+        // A topic question's floor is a mention; the preference verdict has no style markers and only its own failures.
+        expect(reply.mentions?.length).toBeGreaterThan(0);
+        expect(reply.verdict.markers).toEqual([]);
+        for (const failure of reply.verdict.failures) expect(['no-reply', 'preference', 'no-gold-answer']).toContain(failure);
+        expect(reply.verdict.accepted).toBe(reply.text.trim().split(/\s+/u).length <= 25 && reply.verdict.failures.length === 0);
+      }
+    }
   });
 
   it.skipIf(!withRay)('runs the probe engine as a Ray job whose vLLM server loaded the candidates by content, from its scratch folder', () => {

@@ -1,5 +1,5 @@
-// recipes/smollm2-135m-cpu.yaml shortened for CI: the same engines, trainer
-// and gate, with replies, batches and probe rounds small enough that a
+// A SmolLM2 recipe (recipes/smollm2-135m-*.yaml) shortened for CI: the same engines,
+// trainer and gate, with replies, batches and probe rounds small enough that a
 // session takes a minute or two on two cores. Tests that run SmolLM2 start
 // from this and set what is theirs (sessions, runner, margins).
 import path from 'node:path';
@@ -7,8 +7,8 @@ import type { Document } from 'yaml';
 import { repoRoot } from './testRecipe';
 
 export function shortenSmolRecipe(doc: Document, sessions: number): void {
-  doc.setIn(['tasks', 'file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'homework.json'));
-  doc.setIn(['tasks', 'probe_file'], path.join(repoRoot, 'assets', 'homework', 'easy', 'probe.json'));
+  // The recipe's own task files, made absolute: the shortened copy is written elsewhere.
+  for (const key of ['file', 'probe_file']) doc.setIn(['tasks', key], path.resolve(repoRoot, 'recipes', String(doc.getIn(['tasks', key]))));
   doc.setIn(['tasks', 'sessions'], sessions);
   doc.setIn(['session', 'max_turns'], 3);
   doc.setIn(['policy', 'sampling', 'max_tokens'], 64);
