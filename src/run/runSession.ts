@@ -127,7 +127,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
       finishReason: reply.finishReason,
       completionTokens: record.response.completionTokens,
       nextState: reaction?.message ?? null,
-      verdict: reaction?.verdict ?? (turn === 0 ? criterion(reply.text, task) : null),
+      verdict: reaction?.verdict ?? (turn === 0 ? criterion.judge(reply.text, task) : null),
       judgment: null,
       training: null,
     };
@@ -150,7 +150,7 @@ export async function runSession(ctx: SessionContext, task: Task, session: numbe
   }
 
   const first = turns[0]!;
-  const firstVerdict = first.verdict ?? criterion(first.reply, task);
+  const firstVerdict = first.verdict ?? criterion.judge(first.reply, task);
   return {
     session,
     sessionId,

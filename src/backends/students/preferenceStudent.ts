@@ -27,7 +27,7 @@ export class PreferenceStudent implements Student {
   }
 
   react(reply: string): Promise<StudentReaction> {
-    const verdict = this.criterion(reply, this.task);
+    const verdict = this.criterion.judge(reply, this.task);
     if (verdict.accepted) return Promise.resolve({ message: PREFERENCE_THANKS, done: true, verdict });
     return Promise.resolve({ message: preferenceComplaint(verdict.failures, this.preference.statement, this.rng).text, done: false, verdict });
   }

@@ -28,7 +28,7 @@ import type { RunJournal } from '../journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../journal/servingPointer';
 import type { AdapterRef } from '../protocols/engineProtocol';
 import { foldGateState, isHeldForPerson, isTerminal, planGateEvent, type CandidateRecord, type GateState } from './gateState';
-import { judgeProbeReply, probeMetrics, type JudgedProbeReply, type ProbeReply } from './probeMetrics';
+import { judgeProbeReply, probeRoundMetrics, type JudgedProbeReply, type ProbeReply } from './probeMetrics';
 import type { ReplyCriterion } from '../preference/replyCriterion';
 import type { ProbeSampler } from './probeRunner';
 import { judgeRound } from './roundVerdict';
@@ -314,6 +314,7 @@ export class ReleaseGate {
 
     let candidateReplies: JudgedProbeReply[];
     let servingReplies: JudgedProbeReply[];
+    let metrics: ReturnType<typeof probeRoundMetrics>;
     try {
       const candidateRef: AdapterRef = {
         version: c.version,
@@ -326,14 +327,14 @@ export class ReleaseGate {
       const sides = await probe.sampleRound(candidateRef, this.adapterRef(started.serving), started.seed);
       candidateReplies = judge(sides.candidate);
       servingReplies = judge(sides.serving);
+      metrics = probeRoundMetrics(candidateReplies, servingReplies);
     } catch (error) {
       await this.exclusive(async () => {
         if (!isTerminal(c.state)) await this.rejectLocked(c, { code: 'probe-error', detail: (error as Error).message });
       });
       return;
     }
-    const candidate = probeMetrics(candidateReplies);
-    const serving = probeMetrics(servingReplies);
+    const { candidate, serving } = metrics;
     const verdict = judgeRound(candidate, serving, this.options.config.margins, this.options.config.floors);
     const replies = await this.writeRoundReplies(c.id, round, started.seed, started.serving, candidateReplies, servingReplies);
 

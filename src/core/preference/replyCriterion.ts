@@ -7,11 +7,27 @@ import type { Task } from '../tasks/task';
 import { preferenceVerdict } from './preferenceVerdict';
 import type { StatedPreference } from './preferenceRule';
 
-export type ReplyCriterion = (reply: string, task: Pick<Task, 'answer' | 'mentions'>) => Verdict;
+export type ReplyCriterion = {
+  judge(reply: string, task: Pick<Task, 'answer' | 'mentions'>): Verdict;
+  /**
+   * Whether the verdict on a reply cut at max_tokens is one more text could not
+   * change: rejected for something that stays (docs/design.md, Passing a round).
+   */
+  settledWhenCut(verdict: Verdict): boolean;
+};
 
-export const passCriterion: ReplyCriterion = (reply, task) => judgeReply(reply, task.answer);
+export const passCriterion: ReplyCriterion = {
+  judge: (reply, task) => judgeReply(reply, task.answer),
+  // A style marker stays; missing work or a missing answer might have come.
+  settledWhenCut: (verdict) => verdict.failures.includes('style'),
+};
 
 export function replyCriterion(preference: StatedPreference | undefined): ReplyCriterion {
   if (preference === undefined) return passCriterion;
-  return (reply, task) => preferenceVerdict(reply, task, preference.rule);
+  const { rule } = preference;
+  return {
+    judge: (reply, task) => preferenceVerdict(reply, task, rule),
+    // A broken rule stays broken as the reply goes on, but for an ending: the cut took it.
+    settledWhenCut: (verdict) => verdict.failures.includes('preference') && rule.kind !== 'ends_with',
+  };
 }
