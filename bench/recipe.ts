@@ -23,7 +23,11 @@
  * a long time on a CPU.
  *
  *   npm run bench:recipe -- [--seeds 1,2,3,4,5] [--arms trained,control] [--sessions 36] [--inject-sessions 12]
- *     [--skip-inject] [--recipe FILE] [--keep DIR] [--out FILE]
+ *     [--skip-inject] [--recipe FILE] [--keep DIR] [--out FILE] [--add-to FILE]
+ *
+ * --add-to FILE keeps the runs of an earlier result of the same recipe and
+ * session count (a seed and arm run again replaces its own), and its injection
+ * when this run skips it: a real model's seeds can be measured one at a time.
  *
  * What the runs showed (--keep DIR keeps the journals, whose trainer-step events
  * carry loss, pg, opd, kl and the gradient norm):
@@ -93,13 +97,14 @@ const { values: args } = parseArgs({
     sessions: { type: 'string', default: '36' },
     'inject-sessions': { type: 'string', default: '12' },
     'skip-inject': { type: 'boolean', default: false },
+    'add-to': { type: 'string' },
     keep: { type: 'string' },
     recipe: { type: 'string', default: path.join(ROOT, 'recipes', 'embedded-gsm8k-style.yaml') },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'results', 'recipe.json') },
   },
 });
 const RECIPE = path.resolve(args.recipe);
-const seeds = args.seeds.split(',').map(Number);
+const seeds = args.seeds === '' ? [] : args.seeds.split(',').map(Number);
 const arms = args.arms.split(',').map((a) => {
   if (a !== 'trained' && a !== 'control') throw new Error(`--arms: ${a} is neither trained nor control`);
   return a satisfies Arm;
@@ -178,7 +183,16 @@ const model = await (async () => {
     eval: manifest.eval ?? null,
   };
 })();
-const seedResults: SeedResult[] = [];
+const earlier = (() => {
+  if (!args['add-to']) return { seeds: [] as SeedResult[], injection: null as unknown };
+  const prior = JSON.parse(readFileSync(args['add-to'], 'utf8')) as { recipe: string; sessions: number; seeds: SeedResult[]; injection: unknown };
+  if (prior.recipe !== path.relative(ROOT, RECIPE) || prior.sessions !== sessions) {
+    throw new Error(`--add-to ${args['add-to']}: its runs are of ${prior.recipe} over ${prior.sessions} sessions, not ${path.relative(ROOT, RECIPE)} over ${sessions}`);
+  }
+  const rerun = (r: SeedResult) => seeds.includes(r.seed) && arms.includes(r.arm);
+  return { seeds: prior.seeds.filter((r) => !rerun(r)), injection: prior.injection };
+})();
+const seedResults: SeedResult[] = [...earlier.seeds];
 
 let stopRequested = false;
 let currentRun: LiveRun | undefined;
@@ -214,7 +228,7 @@ function armSummary(results: readonly SeedResult[]) {
 
 /** Per seed run in both arms: trained minus control (the learning claim). */
 function armDifferences(results: readonly SeedResult[]) {
-  return seeds.flatMap((seed) => {
+  return [...new Set(results.map((r) => r.seed))].flatMap((seed) => {
     const trained = results.find((r) => r.seed === seed && r.arm === 'trained');
     const control = results.find((r) => r.seed === seed && r.arm === 'control');
     if (!trained || !control) return [];
@@ -444,6 +458,6 @@ if (!args['skip-inject'] && !stopRequested) {
   }
 }
 
-writeResult({ injection: inject });
+writeResult({ injection: inject ?? (args['skip-inject'] ? earlier.injection : null) });
 console.log(`\nwrote ${path.relative(ROOT, args.out)}`);
 if (!args.keep) rmSync(work, { recursive: true, force: true });
