@@ -15,6 +15,12 @@
  * which ends the conversation. The reply to a conversation's last request has
  * no next state and never trains, so it is capped at `--last-tokens`.
  *
+ * A recipe that states a preference (`--models smollm2-preference`: at most 25
+ * words) is talked to by that recipe's own scripted user instead: a reply that
+ * breaks the rule or misses the floor draws a complaint with the user's
+ * statement as its hindsight, an accepted one the thanks (+1); its rate is the
+ * rule met, and `gold` the floor met (bench/personalizationUser.ts).
+ *
  * Preference-met rate: the fraction of replies with something in them and no
  * markdown by the pass criterion's style markers, on a fixed evaluation set
  * (the last `--eval` problems of the recipe's session tasks, never talked
@@ -46,7 +52,7 @@
  * SIGTERM stops after the conversation in progress and writes what was
  * measured with `partial: true`.
  *
- *   npm run bench:personalization -- [--models embedded,smollm2] [--arms trained,control]
+ *   npm run bench:personalization -- [--models embedded,smollm2,smollm2-preference] [--arms trained,control]
  *     [--interactions 16] [--every 4] [--eval 16] [--seed 1] [--complaints 2]
  *     [--max-tokens N] [--last-tokens 16] [--probe-problems N] [--probe-max-tokens N]
  *     [--eval-concurrency 4] [--keep DIR] [--out FILE (one model)]
@@ -59,7 +65,6 @@ import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { parseDocument } from 'yaml';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
-import { judgeReply } from '../src/core/judge/criterion';
 import type { RunJournal } from '../src/core/journal/runJournal';
 import { resolveRecipePath } from '../src/core/recipe/loadRecipe';
 import type { Arm } from '../src/core/recipe/recipeSchema';
@@ -69,13 +74,17 @@ import { startLiveMode, type LiveMode } from '../src/run/live/liveMode';
 import { loadRunRecipe } from '../src/run/recipeSchemas';
 import { loadRunTasks } from '../src/run/runTasks';
 import { askLiveRun, startControlServer } from '../src/surfaces/control/controlServer';
-import { PREFERENCE, learningRows, markdownKinds, meetsPreference, preferenceMetRate, reactTo, requestSeed, type Rate } from './personalizationUser';
+import { learningRows, markdownUser, preferenceMetRate, requestSeed, statedPreferenceUser, type Rate, type ScriptedUser } from './personalizationUser';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const MODELS = {
   embedded: { recipe: 'recipes/embedded-gsm8k-style.yaml', label: 'embedded policy (ORT engine, TS trainer)' },
   smollm2: { recipe: 'recipes/smollm2-135m-cpu.yaml', label: 'SmolLM2-135M-Instruct (vLLM serving, torch trainer, CPU)' },
+  'smollm2-preference': {
+    recipe: 'recipes/smollm2-135m-preference.yaml',
+    label: 'SmolLM2-135M-Instruct on its stated preference (vLLM serving, torch trainer, CPU)',
+  },
 } as const;
 type ModelName = keyof typeof MODELS;
 
@@ -105,8 +114,8 @@ const positive = (name: string, text: string | undefined): number | undefined =>
   return n;
 };
 const models = args.models.split(',').map((m): ModelName => {
-  if (m !== 'embedded' && m !== 'smollm2') throw new Error(`--models: ${m} is neither embedded nor smollm2`);
-  return m;
+  if (!Object.hasOwn(MODELS, m)) throw new Error(`--models: ${m} is none of ${Object.keys(MODELS).join(', ')}`);
+  return m as ModelName;
 });
 const arms = args.arms.split(',').map((a): Arm => {
   if (a !== 'trained' && a !== 'control') throw new Error(`--arms: ${a} is neither trained nor control`);
@@ -128,6 +137,13 @@ if (args.out !== undefined && models.length > 1) throw new Error('--out names on
 const work = args.keep ? path.resolve(args.keep) : mkdtempSync(path.join(tmpdir(), 'gatelab-bench-personalization-'));
 mkdirSync(work, { recursive: true });
 
+// A recipe that states a preference is talked to by its own user; any other by the plain-prose user.
+const users = new Map<ModelName, ScriptedUser>();
+for (const model of models) {
+  const { preference } = (await loadRunRecipe(path.join(ROOT, MODELS[model].recipe))).recipe;
+  users.set(model, preference === undefined ? markdownUser : statedPreferenceUser(preference));
+}
+
 let stopRequested = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -139,8 +155,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 type Checkpoint = {
   interactions: number;
-  /** `gold`: replies holding the problem's answer (the criterion's gold check): a plain reply that lost the arithmetic shows here. */
-  eval: Rate & { empty: number; gold: number; markdown: Record<string, number> };
+  /**
+   * `gold`: replies that still answer their problem (the criterion's gold check, or the
+   * stated preference's floor): a reply that met the preference by saying nothing shows here.
+   * `breaks`: replies per kind of what broke the preference.
+   */
+  eval: Rate & { empty: number; gold: number; breaks: Record<string, number> };
   serving: string;
   judged_turns: number;
   trained_turns: number;
@@ -149,7 +169,7 @@ type Checkpoint = {
   rejections: number;
   seconds: number;
 };
-type ConversationLog = { task: string; replies: number; complaints: number; satisfied: boolean; firstReplyMarkdown: string[]; seconds: number };
+type ConversationLog = { task: string; replies: number; complaints: number; satisfied: boolean; firstReplyBreaks: string[]; seconds: number };
 /** `settings`: what this arm ran with (an arm kept from an earlier run may differ from the file's in the gate's probe settings). */
 type ArmResult = { arm: Arm; partial: boolean; wall_seconds: number; settings: typeof settings; checkpoints: Checkpoint[]; conversations: ConversationLog[] };
 
@@ -233,7 +253,14 @@ async function settle(live: LiveMode, sessions: number): Promise<void> {
 }
 
 /** The fixed evaluation set through the gateway as side turns (never judged, never trained). */
-async function evaluate(client: OpenAI, model: string, tasks: readonly Task[], checkpoint: number, maxTokens: number): Promise<Checkpoint['eval']> {
+async function evaluate(
+  user: ScriptedUser,
+  client: OpenAI,
+  model: string,
+  tasks: readonly Task[],
+  checkpoint: number,
+  maxTokens: number,
+): Promise<Checkpoint['eval']> {
   const replies: string[] = new Array<string>(tasks.length);
   let nextIndex = 0;
   const worker = async (): Promise<void> => {
@@ -252,20 +279,20 @@ async function evaluate(client: OpenAI, model: string, tasks: readonly Task[], c
     }
   };
   await Promise.all(Array.from({ length: Math.min(settings.evalConcurrency, tasks.length) }, worker));
-  const markdown: Record<string, number> = {};
-  for (const reply of replies) for (const kind of markdownKinds(reply)) markdown[kind] = (markdown[kind] ?? 0) + 1;
-  const gold = replies.filter((reply, i) => judgeReply(reply, tasks[i]!.answer).goldAt !== null).length;
-  return { ...preferenceMetRate(replies), empty: replies.filter((r) => r.trim() === '').length, gold, markdown };
+  const breaks: Record<string, number> = {};
+  for (const reply of replies) for (const kind of user.breaks(reply)) breaks[kind] = (breaks[kind] ?? 0) + 1;
+  const gold = replies.filter((reply, i) => user.answers(reply, tasks[i]!)).length;
+  return { ...preferenceMetRate(replies, user.meets), empty: replies.filter((r) => r.trim() === '').length, gold, breaks };
 }
 
 /** One conversation about one problem, as the scripted user holds it. */
-async function converse(client: OpenAI, model: string, task: Task, index: number, maxTokens: number): Promise<ConversationLog> {
+async function converse(user: ScriptedUser, client: OpenAI, model: string, task: Task, index: number, maxTokens: number): Promise<ConversationLog> {
   const started = performance.now();
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: task.firstMessage }];
   const rng = createRng(requestSeed(settings.seed, 'talk', index, 1_000));
   let complaints = 0;
   let done = false;
-  let firstReplyMarkdown: string[] | undefined;
+  let firstReplyBreaks: string[] | undefined;
   let satisfied = false;
   for (let turn = 0; ; turn++) {
     const completion = await client.chat.completions.create(
@@ -279,11 +306,11 @@ async function converse(client: OpenAI, model: string, task: Task, index: number
       { headers: { 'X-Session-Id': `personalization-${index}`, 'X-Turn-Type': 'main', 'X-Session-Done': String(done) } },
     );
     const reply = completion.choices[0]?.message.content ?? '';
-    firstReplyMarkdown ??= markdownKinds(reply);
-    if (done) return { task: task.id, replies: turn + 1, complaints, satisfied, firstReplyMarkdown, seconds: (performance.now() - started) / 1000 };
-    const said = reactTo(reply, { task, complaintsSoFar: complaints, maxComplaints: settings.maxComplaints, rng });
+    firstReplyBreaks ??= user.breaks(reply);
+    if (done) return { task: task.id, replies: turn + 1, complaints, satisfied, firstReplyBreaks, seconds: (performance.now() - started) / 1000 };
+    const said = await user.reactTo(reply, { task, complaintsSoFar: complaints, maxComplaints: settings.maxComplaints, rng });
     if (said.kind === 'complaint') complaints++;
-    else satisfied = meetsPreference(reply);
+    else satisfied = true;
     done = said.done;
     messages.push({ role: 'assistant', content: reply }, { role: 'user', content: said.text });
   }
@@ -294,6 +321,7 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const { file, maxTokens } = await benchRecipe(model, dir);
+  const user = users.get(model)!;
   const tasks = (await loadRunTasks(await loadRunRecipe(file))).sessions;
   const evalTasks = tasks.slice(-settings.evalPrompts);
   const talkTasks = tasks.slice(0, tasks.length - settings.evalPrompts);
@@ -314,7 +342,7 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
     const client = new OpenAI({ baseURL: live.endpoint.baseUrl, apiKey: live.endpoint.token, maxRetries: 0, timeout: 1_800_000 });
     const checkpoint = async (interactions: number): Promise<void> => {
       const t = performance.now();
-      const evalRate = await evaluate(client, live.endpoint.model, evalTasks, result.checkpoints.length, maxTokens);
+      const evalRate = await evaluate(user, client, live.endpoint.model, evalTasks, result.checkpoints.length, maxTokens);
       const events = live.run.journal.events;
       const completed = events.filter((e): e is Extract<JournalEvent, { type: 'session-completed' }> => e.type === 'session-completed');
       const promoted = events.filter((e): e is Extract<JournalEvent, { type: 'candidate-promoted' }> => e.type === 'candidate-promoted');
@@ -337,7 +365,7 @@ async function runArm(model: ModelName, arm: Arm, onCheckpoint: (partial: ArmRes
     };
     await checkpoint(0);
     for (let i = 0; i < settings.interactions && !stopRequested; i++) {
-      const log = await converse(client, live.endpoint.model, talkTasks[i]!, i, maxTokens);
+      const log = await converse(user, client, live.endpoint.model, talkTasks[i]!, i, maxTokens);
       result.conversations.push(log);
       await settle(live, i + 1);
       if ((i + 1) % settings.every === 0 || i + 1 === settings.interactions) await checkpoint(i + 1);
@@ -376,9 +404,9 @@ function resultFile(model: ModelName): string {
 function writeResults(model: ModelName, entry: ReturnType<typeof modelEntry>): void {
   const out = {
     bench: 'personalization',
-    preference: PREFERENCE,
+    preference: users.get(model)!.preference,
     metric:
-      'preference-met rate: the fraction of evaluation replies with text and no markdown (the pass criterion’s style markers), on a fixed evaluation set at each checkpoint',
+      'preference-met rate: the fraction of evaluation replies that meet the preference (with text; for plain prose, none of the pass criterion’s style markers; for a stated preference, its rule), on a fixed evaluation set at each checkpoint; gold: those that still answer (the gold answer, or the stated preference’s floor)',
     evaluation:
       'through the gateway to the serving engine (what the user gets: it changes only when a candidate passed the gate and was confirmed), as OpenClaw-RL side turns, which are never judged or trained',
     interaction: 'one conversation about one problem: the question, up to --complaints complaints with the retries they draw, and the closing request',

@@ -7,7 +7,9 @@ import { createRuleHintJudge, createRulePrm } from '../src/core/judge/ruleJudge'
 import { dispatchTurn } from '../src/core/judge/trainDispatch';
 import { composeTurnJudge } from '../src/core/judge/turnJudge';
 import { createRng } from '../src/core/tasks/rng';
-import { learningRows, markdownKinds, meetsPreference, preferenceMetRate, reactTo, requestSeed } from './personalizationUser';
+import { FLOOR_HINDSIGHT, PREFERENCE_THANKS } from '../src/core/tasks/student';
+import type { Task } from '../src/core/tasks/task';
+import { learningRows, markdownKinds, meetsPreference, preferenceMetRate, reactTo, requestSeed, statedPreferenceUser } from './personalizationUser';
 
 // The recipes' judge: the rule PRM and the rule hint judge with min_chars 10.
 const judge = composeTurnJudge(createRulePrm(), createRuleHintJudge(10));
@@ -83,5 +85,50 @@ describe('the rate arithmetic', () => {
     expect(requestSeed(1, 'talk', 2, 1)).toBe(requestSeed(1, 'talk', 2, 1));
     const seeds = new Set([requestSeed(1, 'talk', 2, 1), requestSeed(1, 'talk', 1, 2), requestSeed(1, 'eval', 2, 1), requestSeed(2, 'talk', 2, 1)]);
     expect(seeds.size).toBe(4);
+  });
+});
+
+describe('the scripted user of a stated preference', () => {
+  const preference = { rule: { kind: 'max_words', words: 8 }, statement: 'Please keep it short: one sentence.' } as const;
+  const user = statedPreferenceUser(preference);
+  const topic: Task = {
+    id: 'q-01',
+    index: 1,
+    template: 'topic',
+    instance: 'topic:What is a volcano?',
+    question: 'What is a volcano?',
+    steps: [],
+    answer: 0,
+    answerText: '',
+    firstMessage: 'What is a volcano?',
+    mentions: ['volcano', 'lava'],
+  };
+  const SHORT = 'A volcano is a mountain that erupts lava.';
+  const LONG = 'A volcano is a big mountain where hot lava comes out of the ground.';
+
+  it('rates the rule and reports the floor apart', () => {
+    expect(user.preference).toBe('at most 8 words ("Please keep it short: one sentence.")');
+    expect(user.meets(SHORT)).toBe(true);
+    expect(user.meets(LONG)).toBe(false);
+    expect(user.breaks(LONG)).toEqual(['over-length']);
+    expect(user.meets('It is a mountain.')).toBe(true);
+    expect(user.answers('It is a mountain.', topic)).toBe(false);
+    expect(user.answers(SHORT, topic)).toBe(true);
+  });
+
+  it('thanks an accepted reply (+1, the conversation ends) and complains about a long one with the statement as the hint (−1)', async () => {
+    const thanks = await user.reactTo(SHORT, { task: topic, complaintsSoFar: 0, maxComplaints: 2, rng: createRng(3) });
+    expect(thanks).toEqual({ text: PREFERENCE_THANKS, done: true, kind: 'satisfied' });
+    expect(dispatchTurn(await judge.judgeTurn({ assistantOutput: SHORT, nextState: thanks.text }))).toEqual({ mode: 'rl-only', reward: 1, hint: null });
+    const complaint = await user.reactTo(LONG, { task: topic, complaintsSoFar: 0, maxComplaints: 2, rng: createRng(3) });
+    expect(complaint).toMatchObject({ kind: 'complaint', done: false });
+    const training = dispatchTurn(await judge.judgeTurn({ assistantOutput: LONG, nextState: complaint.text }));
+    expect(training).toEqual({ mode: 'both', reward: -1, hint: preference.statement });
+  });
+
+  it('asks for an answer when a short reply missed the floor, and ends at its last allowed complaint', async () => {
+    const said = await user.reactTo('It is a mountain.', { task: topic, complaintsSoFar: 1, maxComplaints: 2, rng: createRng(3) });
+    expect(said).toMatchObject({ kind: 'complaint', done: true });
+    expect(said.text.endsWith(FLOOR_HINDSIGHT)).toBe(true);
   });
 });

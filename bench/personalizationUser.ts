@@ -1,7 +1,13 @@
 /**
- * bench:personalization's scripted user and its arithmetic (pure).
+ * bench:personalization's scripted users and their arithmetic (pure).
  *
- * The user is the homework student of the embedded recipe with one stated
+ * A recipe with a stated preference (docs/design.md, A stated preference) gets
+ * the product's own user of it, the scripted student of that recipe: it
+ * judges a reply by the preference and its floor, thanks an accepted one and
+ * otherwise complains in its own words with the statement as the hindsight.
+ * The evaluation's rate is the rule alone; the floor is reported beside it.
+ *
+ * Any other recipe gets the homework student of the embedded recipe with one
  * preference: plain prose, no markdown. Whether a reply has markdown is the
  * product's own detector, the pass criterion's style markers (bold, headings,
  * bullet and numbered lists, \boxed, a "Final answer:" label, rule lines and
@@ -14,12 +20,61 @@
  * the preference in its hindsight (−1, the hindsight is the hint), and the
  * satisfied follow-up is the student's save request (+1).
  */
+import { PreferenceStudent } from '../src/backends/students/preferenceStudent';
 import { judgeReply, type MarkerKind } from '../src/core/judge/criterion';
+import { findFloor } from '../src/core/preference/floorAnswer';
+import { checkPreference, describeRule, type StatedPreference } from '../src/core/preference/preferenceRule';
+import { replyCriterion } from '../src/core/preference/replyCriterion';
 import type { Rng } from '../src/core/tasks/rng';
 import { complaintFor, saveRequest } from '../src/core/tasks/student';
 import type { Task } from '../src/core/tasks/task';
 
 export const PREFERENCE = 'plain prose, no markdown (no bold, headings, bullet or numbered lists, boxed answers or tables)';
+
+type Reaction = { task: Task; complaintsSoFar: number; maxComplaints: number; rng: Rng };
+
+/** What the bench needs of its user: the preference, how a reply stands against it, and what the user says next. */
+export type ScriptedUser = {
+  /** The preference in words, for the result file. */
+  preference: string;
+  /** Does a reply meet the preference (the evaluation's rate)? */
+  meets(reply: string): boolean;
+  /** What a reply breaks, one entry per kind (the evaluation's breakdown). */
+  breaks(reply: string): string[];
+  /** Does the reply still answer its problem (the criterion's gold, or the preference's floor)? */
+  answers(reply: string, task: Task): boolean;
+  reactTo(reply: string, o: Reaction): Promise<UserMessage>;
+};
+
+/** The user who wants plain prose, no markdown. */
+export const markdownUser: ScriptedUser = {
+  preference: PREFERENCE,
+  meets: (reply) => meetsPreference(reply),
+  breaks: (reply) => markdownKinds(reply),
+  answers: (reply, task) => judgeReply(reply, task.answer).goldAt !== null,
+  reactTo: (reply, o) => Promise.resolve(reactTo(reply, o)),
+};
+
+/**
+ * The user of a recipe's stated preference: the product's scripted student of
+ * it decides what is said; the bench only ends the conversation at its last
+ * allowed complaint (the product's sessions end at max_turns instead).
+ */
+export function statedPreferenceUser(preference: StatedPreference): ScriptedUser {
+  const criterion = replyCriterion(preference);
+  return {
+    preference: `${describeRule(preference.rule)} ("${preference.statement}")`,
+    meets: (reply) => checkPreference(reply, preference.rule).met,
+    breaks: (reply) => [...new Set(checkPreference(reply, preference.rule).breaks.map((b) => b.kind))],
+    answers: (reply, task) => findFloor(reply, task) !== null,
+    reactTo: async (reply, o) => {
+      // The conversation's rng seeds the student, which picks only its opener from it.
+      const said = await new PreferenceStudent(o.task, o.rng.int(0, 2 ** 31 - 1), preference, criterion).react(reply);
+      if (said.done) return { text: said.message, done: true, kind: 'satisfied' };
+      return { text: said.message, done: o.complaintsSoFar + 1 >= o.maxComplaints, kind: 'complaint' };
+    },
+  };
+}
 
 /** The markdown the pass criterion sees in a reply, one entry per kind. */
 export function markdownKinds(reply: string): MarkerKind[] {
@@ -45,7 +100,7 @@ export type UserMessage = {
  * the `maxComplaints`-th complaint ends the conversation. A plain reply draws
  * the save request, which ends it.
  */
-export function reactTo(reply: string, o: { task: Pick<Task, 'index'>; complaintsSoFar: number; maxComplaints: number; rng: Rng }): UserMessage {
+export function reactTo(reply: string, o: Omit<Reaction, 'task'> & { task: Pick<Task, 'index'> }): UserMessage {
   if (meetsPreference(reply)) return { text: saveRequest(o.task), done: true, kind: 'satisfied' };
   const kinds = markdownKinds(reply);
   const complaint = complaintFor(kinds.length > 0 ? kinds : ['no-reply'], o.rng);
@@ -54,10 +109,10 @@ export function reactTo(reply: string, o: { task: Pick<Task, 'index'>; complaint
 
 export type Rate = { met: number; total: number; rate: number };
 
-/** The preference-met rate of a set of replies. */
-export function preferenceMetRate(replies: readonly string[]): Rate {
+/** The preference-met rate of a set of replies (by default, the plain-prose user's). */
+export function preferenceMetRate(replies: readonly string[], meets: (reply: string) => boolean = meetsPreference): Rate {
   if (replies.length === 0) throw new Error('preferenceMetRate: no replies');
-  const met = replies.filter(meetsPreference).length;
+  const met = replies.filter(meets).length;
   return { met, total: replies.length, rate: met / replies.length };
 }
 

@@ -187,7 +187,9 @@ const earlier = (() => {
   if (!args['add-to']) return { seeds: [] as SeedResult[], injection: null as unknown };
   const prior = JSON.parse(readFileSync(args['add-to'], 'utf8')) as { recipe: string; sessions: number; seeds: SeedResult[]; injection: unknown };
   if (prior.recipe !== path.relative(ROOT, RECIPE) || prior.sessions !== sessions) {
-    throw new Error(`--add-to ${args['add-to']}: its runs are of ${prior.recipe} over ${prior.sessions} sessions, not ${path.relative(ROOT, RECIPE)} over ${sessions}`);
+    throw new Error(
+      `--add-to ${args['add-to']}: its runs are of ${prior.recipe} over ${prior.sessions} sessions, not ${path.relative(ROOT, RECIPE)} over ${sessions}`,
+    );
   }
   const rerun = (r: SeedResult) => seeds.includes(r.seed) && arms.includes(r.arm);
   return { seeds: prior.seeds.filter((r) => !rerun(r)), injection: prior.injection };
