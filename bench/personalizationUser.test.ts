@@ -8,7 +8,7 @@ import { dispatchTurn } from '../src/core/judge/trainDispatch';
 import { composeTurnJudge } from '../src/core/judge/turnJudge';
 import { createRng } from '../src/core/tasks/rng';
 import { FLOOR_HINDSIGHT, PREFERENCE_THANKS } from '../src/core/tasks/student';
-import type { Task } from '../src/core/tasks/task';
+import { VOLCANO_TASK } from '../src/core/preference/testing/volcanoTask';
 import { learningRows, markdownKinds, meetsPreference, preferenceMetRate, reactTo, requestSeed, statedPreferenceUser } from './personalizationUser';
 
 // The recipes' judge: the rule PRM and the rule hint judge with min_chars 10.
@@ -91,18 +91,7 @@ describe('the rate arithmetic', () => {
 describe('the scripted user of a stated preference', () => {
   const preference = { rule: { kind: 'max_words', words: 8 }, statement: 'Please keep it short: one sentence.' } as const;
   const user = statedPreferenceUser(preference);
-  const topic: Task = {
-    id: 'q-01',
-    index: 1,
-    template: 'topic',
-    instance: 'topic:What is a volcano?',
-    question: 'What is a volcano?',
-    steps: [],
-    answer: 0,
-    answerText: '',
-    firstMessage: 'What is a volcano?',
-    mentions: ['volcano', 'lava'],
-  };
+  const topic = VOLCANO_TASK;
   const SHORT = 'A volcano is a mountain that erupts lava.';
   const LONG = 'A volcano is a big mountain where hot lava comes out of the ground.';
 

@@ -3,22 +3,11 @@ import { ruleHint, ruleScore } from '../../core/judge/ruleJudge';
 import { judgeProbeReply } from '../../core/gate/probeMetrics';
 import { replyCriterion } from '../../core/preference/replyCriterion';
 import { FLOOR_HINDSIGHT, PREFERENCE_THANKS } from '../../core/tasks/student';
-import type { Task } from '../../core/tasks/task';
+import { VOLCANO_TASK } from '../../core/preference/testing/volcanoTask';
 import { preferenceStudents } from './preferenceStudent';
 
 const preference = { rule: { kind: 'max_words', words: 8 }, statement: 'Please keep it short: one sentence.' } as const;
-const task: Task = {
-  id: 'q-01',
-  index: 1,
-  template: 'topic',
-  instance: 'topic:What is a volcano?',
-  question: 'What is a volcano?',
-  steps: [],
-  answer: 0,
-  answerText: '',
-  firstMessage: 'What is a volcano?',
-  mentions: ['volcano', 'lava'],
-};
+const task = VOLCANO_TASK;
 
 describe('the preference user and the rule judge read each other', () => {
   it('asks its question; a reply that meets the preference and the floor gets thanks (+1) and ends the session', async () => {
