@@ -1,0 +1,60 @@
+// The SmolLM2 preference run in the desktop: a real model's learning curve on its
+// stated preference, the floor on each candidate's probe rounds (gate.csv), and the
+// frozen control beside it in Compare. The fixture is one seed of bench:recipe on
+// recipes/smollm2-135m-preference.yaml, each arm's curve.csv, gate.csv and
+// journal.jsonl copied from its run folder as the bench left it (--keep).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURE_DIR, SCREENSHOT_DIR } from '../paths';
+import { expect, test } from './runLab';
+import { clippedElements, SMALL_WINDOW } from './screens';
+import { watchConsole } from './watchConsole';
+
+const RUNS = join(FIXTURE_DIR, 'smollm2-preference');
+const TRAINED = join(RUNS, 'trained-seed-2');
+const CONTROL = join(RUNS, 'control-seed-2');
+
+test.use({ labFor: 'preferenceRun', viewport: SMALL_WINDOW });
+
+/** The sessions a run's curve.csv accepted, as written. */
+function accepted(dir: string): number {
+  const [header, ...rows] = readFileSync(join(dir, 'curve.csv'), 'utf8').trim().split('\n');
+  const column = header!.split(',').indexOf('accept');
+  return rows.filter((row) => row.split(',')[column] === '1').length;
+}
+
+test('the SmolLM2 preference run: its curve and the floor of its candidates, then the frozen control beside it in Compare', async ({ page, runLab }) => {
+  const problems = watchConsole(page);
+  await page.goto(runLab.url);
+  await page.getByTestId('open-run-input').setInputFiles([join(TRAINED, 'curve.csv'), join(TRAINED, 'gate.csv')]);
+  const chart = page.getByTestId('curve-chart');
+  await expect(chart).toHaveAttribute('data-points', '36');
+  expect(await clippedElements(page, ['.table-scroll'])).toEqual([]); // the sessions table scrolls sideways by design
+  // The README's picture: the tiles and the whole learning curve (1280 wide, tall enough for the chart).
+  await page.setViewportSize({ width: SMALL_WINDOW.width, height: 1100 });
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'readme-preference-curve.png') });
+  await page.setViewportSize(SMALL_WINDOW);
+
+  // Compare: both arms' run folders (their journals name recipe, seed and arm), the opened file let go.
+  await page.getByTestId('compare-start').click();
+  const view = page.getByTestId('compare-view');
+  await page.getByTestId('compare-folder-input').setInputFiles(TRAINED);
+  await page.getByTestId('compare-folder-input').setInputFiles(CONTROL);
+  await expect(view).toHaveAttribute('data-runs', '3');
+  await page.getByTestId('compare-remove').first().click();
+  await expect(view).toHaveAttribute('data-runs', '2');
+  const rows = page.getByTestId('compare-table').locator('tbody tr');
+  await expect(rows).toHaveCount(2);
+  const cells = async (i: number) => rows.nth(i).locator('td').allTextContents();
+  expect((await cells(0)).slice(0, 4)).toEqual(['trained-seed-2', 'smollm2-135m-preference', '2', 'trained']);
+  expect((await cells(0)).at(-1)).toBe(`${accepted(TRAINED)} / 36`);
+  expect((await cells(1)).slice(0, 4)).toEqual(['control-seed-2', 'smollm2-135m-preference', '2', 'control']);
+  expect((await cells(1)).at(-1)).toBe(`${accepted(CONTROL)} / 36`);
+  expect(await clippedElements(page, ['.table-scroll'])).toEqual([]); // the sessions table scrolls sideways by design
+  await page.setViewportSize({ width: SMALL_WINDOW.width, height: 1000 });
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'readme-preference-compare.png') });
+  await page.setViewportSize(SMALL_WINDOW);
+  expect(problems).toEqual([]);
+});
