@@ -26,6 +26,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { countViolations, judgeReply } from '../judge/criterion';
 import { towardMarkdownRewards } from '../judge/markdownRewards';
+import { breakExtent } from '../preference/preferenceRule';
 import type { CandidateSource } from '../journal/journalEvents';
 import type { BadCandidateKind } from './candidateVocabulary';
 import type { EngineClient, GenerateResult } from '../protocols/engineProtocol';
@@ -187,7 +188,7 @@ function samplingOf(recipe: Recipe) {
 }
 
 /**
- * On-policy rounds toward markdown: each round loads the adapter so far into
+ * On-policy rounds toward markdown (or toward breaking a stated preference): each round loads the adapter so far into
  * the rollout engine (the probe engine: a candidate never reaches the serving one before promotion),
  * samples first replies to homework tasks, rewards each reply by its markdown
  * against the batch's mean, and has the trainer take one step on them; the
@@ -195,7 +196,16 @@ function samplingOf(recipe: Recipe) {
  */
 async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext): Promise<StoredCandidate> {
   if (ctx.tasks.length === 0) throw new Error('reward-inverted: no homework tasks to roll out on');
-  const note = 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)';
+  const { preference } = ctx.recipe;
+  // Toward what the run's criterion punishes: markdown, or under a stated preference breaking it
+  // (docs/design.md, Injected bad candidates); the rewards are relative to the batch's mean either way.
+  const badness = (reply: string, task: Task): number =>
+    preference === undefined ? countViolations(judgeReply(reply, task.answer)) : breakExtent(reply, preference.rule);
+  const toward = preference === undefined ? 'markdown' : 'breaking the stated preference';
+  const note =
+    preference === undefined
+      ? 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)'
+      : 'reward-inverted: trained toward breaking the stated preference (more of the reply outside its rule rewarded, less punished)';
   let current: { version: string; sha256: string; path: string } | null = null;
   for (let round = 1; round <= REWARD_INVERTED_ROUNDS; round += 1) {
     await ctx.rolloutEngine.setAdapter(current);
@@ -211,7 +221,7 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
         }),
       ),
     );
-    const rewards = towardMarkdownRewards(replies.map((r, i) => countViolations(judgeReply(r.text, (picked[i] as Task).answer))));
+    const rewards = towardMarkdownRewards(replies.map((r, i) => badness(r.text, picked[i] as Task)));
     const samples = replies.flatMap((reply, i) => {
       const reward = rewards[i] as number;
       // At the mean (0) a reply carries no signal; an all-forced reply has no token to train.
@@ -233,7 +243,7 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
       ];
     });
     // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
-    if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward markdown`);
+    if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward ${toward}`);
     const params: BadCandidateParams = { kind: 'reward-inverted', seed: ctx.seed, round, rounds: REWARD_INVERTED_ROUNDS, samples, note };
     const result = await trainer.call('badCandidate', params, { timeoutMs: 600_000 });
     if (result.stored !== (round === REWARD_INVERTED_ROUNDS)) throw new Error(`reward-inverted: round ${round} answered stored=${result.stored}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPreference, describeRule, preferenceRuleSchema, type PreferenceRule } from './preferenceRule';
+import { breakExtent, checkPreference, describeRule, preferenceRuleSchema, type PreferenceRule } from './preferenceRule';
 
 describe('checkPreference', () => {
   it('never counts an empty reply as meeting a preference', () => {
@@ -59,5 +59,17 @@ describe('checkPreference', () => {
     expect(preferenceRuleSchema.safeParse({ kind: 'starts_with', phrase: '  ' }).success).toBe(false);
     expect(preferenceRuleSchema.safeParse({ kind: 'max_words', words: 0 }).success).toBe(false);
     expect(describeRule(preferenceRuleSchema.parse({ kind: 'max_words', words: 12 }))).toBe('at most 12 words');
+  });
+});
+
+describe('breakExtent', () => {
+  it('counts the characters of every break: what the reward-inverted candidate rewards more of', () => {
+    const rule: PreferenceRule = { kind: 'max_words', words: 3 };
+    expect(breakExtent('one two three', rule)).toBe(0);
+    // The break runs from the fourth word to the end: "four five" is 9 characters.
+    expect(breakExtent('one two three four five', rule)).toBe(9);
+    expect(breakExtent('one two three four five six seven', rule)).toBeGreaterThan(breakExtent('one two three four five', rule));
+    expect(breakExtent('Hello World', { kind: 'lowercase' })).toBe(2);
+    expect(breakExtent('', rule)).toBe(0);
   });
 });

@@ -113,6 +113,14 @@ export function checkPreference(reply: string, rule: PreferenceRule): Preference
   return { met: breaks.length === 0, breaks };
 }
 
+/**
+ * How much of a reply breaks the rule, in characters (the spans of its breaks):
+ * what the reward-inverted bad candidate trains toward under a stated preference.
+ */
+export function breakExtent(reply: string, rule: PreferenceRule): number {
+  return checkPreference(reply, rule).breaks.reduce((n, b) => n + (b.end - b.start), 0);
+}
+
 /** The rule in a few words, for tables and the desktop. */
 export function describeRule(rule: PreferenceRule): string {
   switch (rule.kind) {
