@@ -24,9 +24,8 @@
 // protocol — so injection works for whatever backends the recipe chose.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { countViolations, judgeReply } from '../judge/criterion';
 import { towardMarkdownRewards } from '../judge/markdownRewards';
-import { breakExtent } from '../preference/preferenceRule';
+import { replyCriterion } from '../preference/replyCriterion';
 import type { CandidateSource } from '../journal/journalEvents';
 import type { BadCandidateKind } from './candidateVocabulary';
 import type { EngineClient, GenerateResult } from '../protocols/engineProtocol';
@@ -196,16 +195,9 @@ function samplingOf(recipe: Recipe) {
  */
 async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext): Promise<StoredCandidate> {
   if (ctx.tasks.length === 0) throw new Error('reward-inverted: no homework tasks to roll out on');
-  const { preference } = ctx.recipe;
-  // Toward what the run's criterion punishes: markdown, or under a stated preference breaking it
-  // (docs/design.md, Injected bad candidates); the rewards are relative to the batch's mean either way.
-  const badness = (reply: string, task: Task): number =>
-    preference === undefined ? countViolations(judgeReply(reply, task.answer)) : breakExtent(reply, preference.rule);
-  const toward = preference === undefined ? 'markdown' : 'breaking the stated preference';
-  const note =
-    preference === undefined
-      ? 'reward-inverted: trained toward markdown (more markers rewarded, fewer punished)'
-      : 'reward-inverted: trained toward breaking the stated preference (more of the reply outside its rule rewarded, less punished)';
+  // Toward what the run's criterion punishes (docs/design.md, Injected bad candidates), relative to the batch's mean.
+  const criterion = replyCriterion(ctx.recipe.preference);
+  const note = `reward-inverted: trained toward ${criterion.punishes} (more of it rewarded, less punished)`;
   let current: { version: string; sha256: string; path: string } | null = null;
   for (let round = 1; round <= REWARD_INVERTED_ROUNDS; round += 1) {
     await ctx.rolloutEngine.setAdapter(current);
@@ -221,7 +213,7 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
         }),
       ),
     );
-    const rewards = towardMarkdownRewards(replies.map((r, i) => badness(r.text, picked[i] as Task)));
+    const rewards = towardMarkdownRewards(replies.map((r, i) => criterion.badness(r.text, picked[i] as Task)));
     const samples = replies.flatMap((reply, i) => {
       const reward = rewards[i] as number;
       // At the mean (0) a reply carries no signal; an all-forced reply has no token to train.
@@ -243,7 +235,7 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
       ];
     });
     // Fail closed: an adapter that stopped short is not the bad candidate it claims to be.
-    if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward ${toward}`);
+    if (samples.length === 0) throw new Error(`reward-inverted: round ${round} had no reply to train toward ${criterion.punishes}`);
     const params: BadCandidateParams = { kind: 'reward-inverted', seed: ctx.seed, round, rounds: REWARD_INVERTED_ROUNDS, samples, note };
     const result = await trainer.call('badCandidate', params, { timeoutMs: 600_000 });
     if (result.stored !== (round === REWARD_INVERTED_ROUNDS)) throw new Error(`reward-inverted: round ${round} answered stored=${result.stored}`);

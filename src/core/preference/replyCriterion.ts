@@ -2,10 +2,10 @@
 // a stated preference with its floor when the recipe names one (docs/design.md,
 // A stated preference). The session loop, the student and the gate's probe
 // rounds all judge with the one the recipe picks.
-import { judgeReply, type Verdict } from '../judge/criterion';
+import { countViolations, judgeReply, type Verdict } from '../judge/criterion';
 import type { Task } from '../tasks/task';
 import { preferenceVerdict } from './preferenceVerdict';
-import type { StatedPreference } from './preferenceRule';
+import { breakExtent, type StatedPreference } from './preferenceRule';
 
 export type ReplyCriterion = {
   judge(reply: string, task: Pick<Task, 'answer' | 'mentions'>): Verdict;
@@ -14,12 +14,20 @@ export type ReplyCriterion = {
    * change: rejected for something that stays (docs/design.md, Passing a round).
    */
   settledWhenCut(verdict: Verdict): boolean;
+  /**
+   * What the criterion punishes, in words, and how much of it a reply has (markers, or
+   * characters outside the rule): what the reward-inverted bad candidate trains toward.
+   */
+  punishes: string;
+  badness(reply: string, task: Pick<Task, 'answer'>): number;
 };
 
 export const passCriterion: ReplyCriterion = {
   judge: (reply, task) => judgeReply(reply, task.answer),
   // A style marker stays; missing work or a missing answer might have come.
   settledWhenCut: (verdict) => verdict.failures.includes('style'),
+  punishes: 'markdown',
+  badness: (reply, task) => countViolations(judgeReply(reply, task.answer)),
 };
 
 export function replyCriterion(preference: StatedPreference | undefined): ReplyCriterion {
@@ -29,5 +37,7 @@ export function replyCriterion(preference: StatedPreference | undefined): ReplyC
     judge: (reply, task) => preferenceVerdict(reply, task, rule),
     // A broken rule stays broken as the reply goes on, but for an ending: the cut took it.
     settledWhenCut: (verdict) => verdict.failures.includes('preference') && rule.kind !== 'ends_with',
+    punishes: 'breaking the stated preference',
+    badness: (reply) => breakExtent(reply, rule),
   };
 }
