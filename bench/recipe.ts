@@ -322,8 +322,8 @@ async function seedRun(seed: number, arm: Arm): Promise<SeedResult> {
 // pointerBefore/After bracket the wait for the verdict; the trainer's own candidates may be promoted meanwhile.
 type Verdict = {
   kind: BadCandidateKind;
-  id: string;
-  version: string;
+  id: string | null; // null: the kind could not be built (state 'not-built')
+  version: string | null;
   state: string;
   reason: string | null;
   rounds: number;
@@ -341,7 +341,16 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
       if (session !== 5) return;
       for (const kind of BAD_CANDIDATE_KINDS) {
         const before = live.gate.pointer.version;
-        const c = await live.inject({ kind });
+        let c: Awaited<ReturnType<typeof live.inject>>;
+        try {
+          c = await live.inject({ kind });
+        } catch (err) {
+          // A kind that cannot be built on this recipe is a finding of the run, not its end.
+          const detail = err instanceof Error ? err.message : String(err);
+          results.push({ kind, id: null, version: null, state: 'not-built', reason: detail, rounds: 0, pointerBefore: before, pointerAfter: live.gate.pointer.version });
+          process.stderr.write(`  [inject] ${kind}: not built: ${detail}\n`);
+          continue;
+        }
         // Wait for this candidate's verdict; sessions resume afterwards.
         while (c.state.kind === 'staged' || c.state.kind === 'verified' || c.state.kind === 'probing') await new Promise((r) => setTimeout(r, 200));
         results.push({
@@ -364,7 +373,7 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
     const promoted = new Set(['base', ...events.flatMap((e) => (e.type === 'candidate-promoted' ? [e.pointer.version] : []))]);
     const served = events.flatMap((e) => (e.type === 'session-completed' ? e.versions : []));
     return {
-      results: results.map((r) => ({ ...r, everServed: promoted.has(r.version) || served.includes(r.version) })),
+      results: results.map((r) => ({ ...r, everServed: r.version !== null && (promoted.has(r.version) || served.includes(r.version)) })),
       sessionsServedOnlyPromoted: served.every((v) => promoted.has(v)),
       sessions: summary.sessions.completed,
       wall_seconds: summary.wall_seconds,
@@ -455,7 +464,7 @@ if (!args['skip-inject'] && !stopRequested) {
   console.log('----------------|-----------|----------|--------|-------------|-------------------------------------------------------|-------');
   for (const r of inject.results) {
     console.log(
-      `${r.kind.padEnd(15)} | ${r.id.padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${(r.everServed ? 'YES' : 'never').padEnd(11)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(53)} | ${r.reason ?? ''}`,
+      `${r.kind.padEnd(15)} | ${(r.id ?? '—').padEnd(9)} | ${r.state.padEnd(8)} | ${String(r.rounds).padStart(6)} | ${(r.everServed ? 'YES' : 'never').padEnd(11)} | ${`${r.pointerBefore} → ${r.pointerAfter}`.padEnd(53)} | ${r.reason ?? ''}`,
     );
   }
 }
