@@ -66,7 +66,6 @@ const BATCH_TURNS = 2;
 async function shortRecipe(dir: string): Promise<string> {
   const doc = parseDocument(await readFile(recipeFile, 'utf8'));
   shortenSmolRecipe(doc, 1);
-  doc.setIn(['policy', 'max_model_len'], CONTEXT);
   doc.setIn(['policy', 'sampling', 'max_tokens'], MAX_TOKENS);
   doc.setIn(['trainer', 'batch_turns'], BATCH_TURNS);
   doc.setIn(['trainer', 'window_turns'], BATCH_TURNS);
@@ -136,7 +135,8 @@ describe.skipIf(reasons.length > 0)('OpenClaw through live mode (vLLM + torch, S
     async () => {
       if ('missing' in openClaw) throw new Error(openClaw.missing);
       root = await mkdtemp(path.join(tmpdir(), 'gatelab-openclaw-'));
-      live = await startLiveMode(await shortRecipe(root), path.join(root, 'run'), { idleSeconds: 3600 });
+      // The served context as a person gives it (gatelab live --max-model-len, the Live tab's field), not a recipe edit.
+      live = await startLiveMode(await shortRecipe(root), path.join(root, 'run'), { idleSeconds: 3600, overrides: { maxModelLen: CONTEXT } });
       control = await startControlServer(live.run);
       const { baseUrl, token, model } = live.endpoint;
       agent = prepareOpenClaw(

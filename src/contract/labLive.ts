@@ -41,6 +41,8 @@ export const labLiveMethods = {
       confirm: z.enum(CONFIRM_MODES).default('manual'),
       /** A conversation with no turn for this long is journaled (its last reply untrained). */
       idleSeconds: z.int().min(5).max(86_400).optional(),
+      /** The served context in tokens (the recipe's policy.max_model_len otherwise); refused over the model's own, or for the embedded policy. */
+      maxModelLen: z.int().min(1).max(1_048_576).optional(),
     }),
     result: RunView,
   },

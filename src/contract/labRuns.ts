@@ -75,6 +75,11 @@ export const RecipeChoice = z.strictObject({
   batchTurns: z.int().positive(),
   /** Judged turns each step trains on: its batch and the newest before it (= batchTurns without a window). */
   windowTurns: z.int().positive(),
+  /**
+   * The served context live mode may change (policy.max_model_len, checked against the model when it starts):
+   * `tokens` is the recipe's (null: its engine's default); null when the policy serves its model's own (embedded).
+   */
+  servedContext: z.strictObject({ tokens: z.int().positive().nullable() }).nullable(),
   isDefault: z.boolean(),
   /** Whether it can run on this machine; when not, `reasons` says why in words a person can act on. */
   runnable: z.boolean(),

@@ -9,6 +9,7 @@ import type { RecipeChoice } from '../contract';
 import { RUN_ID_PATTERN } from '../contract';
 import { RecipeError } from '../core/recipe/loadRecipe';
 import { loadRunRecipe } from '../run/recipeSchemas';
+import { takesServedContext } from '../run/createRun';
 import { windowTurns } from '../core/recipe/recipeSchema';
 import { probeHost, reasonsNotRunnable, type HostFacts } from '../run/runnability';
 
@@ -57,6 +58,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
         rounds: recipe.gate.rounds,
         batchTurns: recipe.trainer.batch_turns,
         windowTurns: windowTurns(recipe.trainer),
+        servedContext: takesServedContext(recipe) ? { tokens: typeof recipe.policy.max_model_len === 'number' ? recipe.policy.max_model_len : null } : null,
         isDefault: id === DEFAULT_RECIPE_ID,
         runnable: reasons.length === 0,
         reasons,
@@ -74,6 +76,7 @@ export async function listRecipes(recipesDir: string, facts: HostFacts = host())
         rounds: 1,
         batchTurns: 1,
         windowTurns: 1,
+        servedContext: null,
         isDefault: id === DEFAULT_RECIPE_ID,
         runnable: false,
         reasons: [message],

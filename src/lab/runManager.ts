@@ -121,7 +121,7 @@ export class RunManager {
    * engine, probe engine, trainer and gate, and the gateway serving outside
    * clients. It counts as this lab's one run of sessions.
    */
-  startLive(params: { recipe: string; confirm: ConfirmMode; idleSeconds?: number | undefined }): Promise<RunView> {
+  startLive(params: { recipe: string; confirm: ConfirmMode; idleSeconds?: number | undefined; maxModelLen?: number | undefined }): Promise<RunView> {
     return this.exclusive(async () => {
       this.refuseWhileRunning('start live mode');
       const file = recipePath(this.options.recipesDir, params.recipe);
@@ -131,7 +131,7 @@ export class RunManager {
         runDir = await createRun(
           file,
           path.join(this.options.runsDir, `${params.recipe.replace(/\.ya?ml$/, '')}-live-${stamp}`),
-          { confirm: params.confirm },
+          { confirm: params.confirm, ...(params.maxModelLen !== undefined ? { maxModelLen: params.maxModelLen } : {}) },
           { live: true },
         );
       } catch (error) {

@@ -5,13 +5,14 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { RunJournal } from '../core/journal/runJournal';
 import { writeServingPointer, type ServingPointer } from '../core/journal/servingPointer';
-import { loadRunRecipe } from './recipeSchemas';
+import { checkRecipe, loadRunRecipe } from './recipeSchemas';
 import { recipeSchema, type Arm, type ConfirmMode, type Recipe } from '../core/recipe/recipeSchema';
-import { recipeBackends } from './recipeBackends';
+import { recipeBackends, RunNotRunnableError } from './recipeBackends';
 import { lockRun, runPaths } from './runFolder';
 import { loadRunTasks } from './runTasks';
 
-export type RunOverrides = { seed?: number; confirm?: ConfirmMode; sessions?: number; arm?: Arm };
+/** maxModelLen: the served context (policy.max_model_len), for a policy an engine serves; the engine checks it against the model. */
+export type RunOverrides = { seed?: number; confirm?: ConfirmMode; sessions?: number; arm?: Arm; maxModelLen?: number };
 
 /** The recipe with the command line's overrides applied; what the journal records. */
 export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe {
@@ -25,7 +26,19 @@ export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe 
     }
     out.tasks.sessions = overrides.sessions;
   }
+  if (overrides.maxModelLen !== undefined) {
+    if (!Number.isInteger(overrides.maxModelLen) || overrides.maxModelLen < 1) throw new Error('--max-model-len must be a positive whole number of tokens');
+    out.policy = { ...out.policy, max_model_len: overrides.maxModelLen };
+  }
   return recipeSchema.parse(out);
+}
+
+/**
+ * Whether the recipe's policy takes a served context (policy.max_model_len): one an
+ * engine serves does (vllm, sglang); the embedded policy serves its model's own.
+ */
+export function takesServedContext(recipe: Recipe): boolean {
+  return !('problems' in checkRecipe(applyOverrides(recipe, { maxModelLen: 1 })));
 }
 
 /**
@@ -35,6 +48,11 @@ export function applyOverrides(recipe: Recipe, overrides: RunOverrides): Recipe 
 export async function createRun(recipeFile: string, outDir: string, overrides: RunOverrides, options: { live?: boolean } = {}): Promise<string> {
   const loaded = await loadRunRecipe(recipeFile);
   const recipe = applyOverrides(loaded.recipe, overrides);
+  if (overrides.maxModelLen !== undefined && !takesServedContext(loaded.recipe)) {
+    throw new RunNotRunnableError(loaded.file, [
+      `a served context (--max-model-len) is for a policy an engine serves (vllm, sglang); policy '${recipe.policy.kind}' serves its model's own`,
+    ]);
+  }
   const backends = recipeBackends(recipe, loaded);
   await loadRunTasks({ ...loaded, recipe }); // refuse missing or overlapping task files before anything is written
   const runDir = path.resolve(outDir);

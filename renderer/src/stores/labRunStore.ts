@@ -47,7 +47,7 @@ interface LabRunState {
   applyPatches(patches: readonly RunPatch[]): void;
   start(params: { recipe: string; seed?: number; confirm: 'manual' | 'auto'; sessions?: number }): Promise<boolean>;
   /** Starts live mode on a recipe: the gateway serves outside clients; their conversations become judged sessions. */
-  startLive(params: { recipe: string; confirm: 'manual' | 'auto' }): Promise<boolean>;
+  startLive(params: { recipe: string; confirm: 'manual' | 'auto'; maxModelLen?: number }): Promise<boolean>;
   /** Excludes a journaled session from training (a session-excluded journal event); true once the lab wrote it. */
   exclude(session: number, reason: string): Promise<boolean>;
   /** Keeps a conversation still open out of training (excluded the moment it is journaled); true once the lab agreed. */

@@ -3,7 +3,7 @@ import type { RecipeChoice } from '../../../src/contract/labRuns';
 
 // The store module reaches for the lab on load; the form parser under test does not.
 vi.mock('../api/labClient', () => ({ getLab: () => null, labUnavailableReason: () => '' }));
-const { parseLaunchForm } = await import('./launchStore');
+const { parseLaunchForm, parseServedContext } = await import('./launchStore');
 
 const recipe = { id: 'embedded-gsm8k-style.yaml', sessions: 72, seed: 1 } as RecipeChoice;
 
@@ -30,6 +30,19 @@ describe('the start form', () => {
       expect(parseLaunchForm({ seed: '', sessions }, recipe), sessions).toEqual({
         error: expect.stringMatching(/Sessions must be a whole number from 1 to 72/),
       });
+    }
+  });
+});
+
+describe("live mode's context field", () => {
+  test("empty keeps the recipe's; a whole number of tokens is sent as maxModelLen", () => {
+    expect(parseServedContext('  ')).toEqual({});
+    expect(parseServedContext('8192')).toEqual({ maxModelLen: 8192 });
+  });
+
+  test('anything else is refused with a reason, before a request is sent', () => {
+    for (const text of ['0', '-8', '8192.5', '8k', '1048577']) {
+      expect(parseServedContext(text), text).toEqual({ error: expect.stringMatching(/whole number of tokens/) });
     }
   });
 });

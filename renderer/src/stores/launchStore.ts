@@ -78,3 +78,14 @@ export function parseLaunchForm(form: { seed: string; sessions: string }, recipe
   }
   return out;
 }
+
+/**
+ * Live mode's context field: empty keeps the recipe's; otherwise a whole number of tokens
+ * (the lab checks it against the model when the engines start and says both numbers).
+ */
+export function parseServedContext(text: string): { maxModelLen?: number } | { error: string } {
+  if (text.trim() === '') return {};
+  const tokens = Number(text);
+  if (!Number.isInteger(tokens) || tokens < 1 || tokens > 1_048_576) return { error: 'The context must be a whole number of tokens, from 1 to 1048576.' };
+  return { maxModelLen: tokens };
+}

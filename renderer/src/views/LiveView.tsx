@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { RunView } from '../../../src/contract/labRuns';
 import { isSettling, type RunPhase } from '../../../src/contract/runPhases';
@@ -10,7 +10,7 @@ import { ConversationsCard } from '../components/live/ConversationsCard';
 import { LiveSessionsCard } from '../components/live/LiveSessionsCard';
 import { LiveTranscriptDrawer } from '../components/live/LiveTranscriptDrawer';
 import { awaitingCandidates } from '../lib/runProgress';
-import { useLaunchStore } from '../stores/launchStore';
+import { parseServedContext, useLaunchStore } from '../stores/launchStore';
 import { isPending, useLabRunStore } from '../stores/labRunStore';
 import { liveTranscriptKey, useLiveStore } from '../stores/liveStore';
 import { useRunningStore } from '../stores/runningStore';
@@ -43,6 +43,19 @@ function LiveStart() {
   const runnable = recipes.filter((r) => r.runnable);
   const liveRuns = runs.filter((r) => r.live);
   const busy = running !== null;
+  const [context, setContext] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const served = runnable.find((r) => r.id === chosen)?.servedContext ?? null;
+  const start = () => {
+    if (chosen === null) return;
+    const parsed = served === null ? {} : parseServedContext(context);
+    if ('error' in parsed) {
+      setInvalid(parsed.error);
+      return;
+    }
+    setInvalid(null);
+    void startLive({ recipe: chosen, confirm, ...parsed });
+  };
   return (
     <div className="launch-view live-start" data-testid="live-start">
       <section className="card">
@@ -75,6 +88,19 @@ function LiveStart() {
           </ul>
         )}
         <div className="start-form">
+          {served !== null && (
+            <label>
+              Context (tokens)
+              <input
+                type="text"
+                inputMode="numeric"
+                data-testid="live-context"
+                value={context}
+                placeholder={served.tokens === null ? "the engine's default" : `the recipe's ${served.tokens}`}
+                onChange={(e) => setContext(e.currentTarget.value)}
+              />
+            </label>
+          )}
           <div className="field">
             Confirm
             <div className="segmented" role="group" aria-label="Confirmation">
@@ -91,9 +117,7 @@ function LiveStart() {
             className="button primary"
             data-testid="live-start-button"
             disabled={chosen === null || busy || isPending(pending, 'start live')}
-            onClick={() => {
-              if (chosen !== null) void startLive({ recipe: chosen, confirm });
-            }}
+            onClick={start}
           >
             {isPending(pending, 'start live') ? 'Starting…' : 'Start live mode'}
           </button>
@@ -103,6 +127,17 @@ function LiveStart() {
             </p>
           )}
         </div>
+        {served !== null && (
+          <p className="muted small">
+            The context is the prompt and the reply together. OpenClaw&apos;s first request is about 2,000 tokens and grows each turn: give SmolLM2 its
+            own 8192. The lab refuses more than the model holds.
+          </p>
+        )}
+        {invalid !== null && (
+          <p className="request-problem" role="alert" data-testid="live-context-problem">
+            {invalid}
+          </p>
+        )}
         {problem !== null && problemOf === 'start live' && (
           <p className="request-problem" role="alert" data-testid="live-start-problem">
             The lab refused: {problem}

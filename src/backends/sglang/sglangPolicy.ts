@@ -22,14 +22,16 @@
  * answers.
  *
  * Refused before anything starts, with every reason: no NVIDIA GPU on the
- * host, no Python environment with SGLang, no model folder — and a role the
- * device map placed on the CPU is refused when it starts.
+ * host, no Python environment with SGLang, no model folder, a max_model_len
+ * over the model's own context — and a role the device map placed on the CPU
+ * is refused when it starts.
  */
 import type { HostGpus } from '../../processes/devices/hostGpus';
 import { EngineError } from '../../core/protocols/engineProtocol';
 import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { findBackendPython } from '../backendPython';
+import { servedContextProblem } from '../httpEngine/servedContext';
 import { findModelFolder } from '../httpEngine/engineEnvironment';
 import type { HttpEngineSection } from '../httpEngine/httpEngineSection';
 import { sglangPython } from './sglangPython';
@@ -58,6 +60,8 @@ export function sglangPolicy(policy: HttpEngineSection, resolvePath: RecipePathR
   }
   if ('missing' in environment) reasons.push(`policy engine 'sglang': ${environment.missing}`);
   if ('missing' in model) reasons.push(`policy engine 'sglang': ${model.missing}`);
+  const context = 'missing' in model ? null : servedContextProblem(policy.max_model_len, model.modelDir);
+  if (context) reasons.push(`policy engine 'sglang': ${context}`);
   if (reasons.length > 0 || 'missing' in environment || 'missing' in model) throw new BackendUnavailableError(reasons);
   const { python } = environment;
   const { modelDir } = model;

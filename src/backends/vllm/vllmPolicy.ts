@@ -7,7 +7,7 @@
  * VllmEngineClient (the engine protocol over HTTP).
  *
  * Refused before anything starts, with every reason: no Python environment
- * with vLLM, or no model folder.
+ * with vLLM, no model folder, or a max_model_len over the model's own context.
  *
  * A role placed on a Ray cluster (`placement.serverHost`) runs its server as
  * a Ray job on a node with the model folder at the same path
@@ -19,6 +19,7 @@ import { BackendUnavailableError } from '../backendUnavailable';
 import type { PolicyBackend, RecipePathResolver } from '../policyBackend';
 import { findBackendPython } from '../backendPython';
 import { findModelFolder } from '../httpEngine/engineEnvironment';
+import { servedContextProblem } from '../httpEngine/servedContext';
 import type { HttpEngineSection } from '../httpEngine/httpEngineSection';
 import { vllmPython } from './vllmPython';
 import { httpEngineBackend } from '../httpEngine/startHttpEngine';
@@ -52,7 +53,9 @@ export function vllmPolicy(policy: HttpEngineSection, resolvePath: RecipePathRes
   const reasons: string[] = [];
   if ('missing' in environment) reasons.push(`policy engine 'vllm': ${environment.missing}`);
   if ('missing' in model) reasons.push(`policy engine 'vllm': ${model.missing}`);
-  if ('missing' in environment || 'missing' in model) throw new BackendUnavailableError(reasons);
+  const context = 'missing' in model ? null : servedContextProblem(policy.max_model_len, model.modelDir);
+  if (context) reasons.push(`policy engine 'vllm': ${context}`);
+  if ('missing' in environment || 'missing' in model || context) throw new BackendUnavailableError(reasons);
   const { python } = environment;
   const { modelDir } = model;
 

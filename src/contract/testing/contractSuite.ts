@@ -262,9 +262,12 @@ export function defineContractSuite(transportName: string, start: (options: { ru
         confirm: 'manual',
         rounds: 3,
         reasons: [],
+        servedContext: null, // the embedded policy serves its model's own
       });
       const reef = recipes.find((r) => r.id === 'reef-openclawrl-7gpu.yaml');
       expect(reef).toMatchObject({ runnable: false, isDefault: false });
+      // An engine's served context can be changed for live mode: SmolLM2's recipe serves 2,048 tokens of its 8,192.
+      expect(recipes.find((r) => r.id === 'smollm2-135m-cpu.yaml')?.servedContext).toEqual({ tokens: 2048 });
       expect(reef?.reasons.join('\n')).toMatch(/GPU/);
     });
 
@@ -295,6 +298,10 @@ export function defineContractSuite(transportName: string, start: (options: { ru
       });
       await expect(harness.api.labLive.start({ recipe: 'reef-openclawrl-7gpu.yaml' })).rejects.toMatchObject({ name: 'LabError', code: 'unavailable' });
       await expect(harness.api.labLive.start({ recipe: 'no-such-recipe.yaml' })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(harness.api.labLive.start({ recipe: 'embedded-gsm8k-style.yaml', maxModelLen: 8192 })).rejects.toMatchObject({
+        code: 'unavailable',
+        message: expect.stringMatching(/a served context \(--max-model-len\) is for a policy an engine serves/),
+      });
       expect(await harness.api.labRuns.current()).toEqual({ run: null });
     });
 

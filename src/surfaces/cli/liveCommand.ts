@@ -19,12 +19,14 @@ import { workerRegistry } from '../../processes/workerRegistry';
 import { CliFailure, UsageError, type CliCommand } from './cliCommand';
 import { integerOption, parseOptions, requireRunDir } from './cliArgs';
 
-const liveUsage = `Usage: gatelab live (--recipe FILE [--out DIR] [--confirm auto|manual] | --run DIR) [--idle-seconds N]
+const liveUsage = `Usage: gatelab live (--recipe FILE [--out DIR] [--confirm auto|manual] [--max-model-len N] | --run DIR) [--idle-seconds N]
 
   --recipe FILE        the recipe: its serving engine, probe engine, trainer, judge and gate (its tasks are not run)
   --out DIR            the run folder to create (default: runs/<recipe>-live-<time>)
   --run DIR            continue a live-mode run that was stopped
   --confirm MODE       override the gate's confirmation: manual (a person) or auto
+  --max-model-len N    serve N tokens of context (prompt and reply) instead of the recipe's policy.max_model_len,
+                       at most the model's own; OpenClaw needs 8192 on SmolLM2 (its prompt is ~2,000 tokens)
   --idle-seconds N     journal a conversation after N quiet seconds (default ${DEFAULT_IDLE_SECONDS})
 
 Point the client's base URL at the printed address, with the printed token as its API key.`;
@@ -45,9 +47,13 @@ export const liveCommand: CliCommand = {
       out: { type: 'string' },
       confirm: { type: 'string' },
       'idle-seconds': { type: 'string' },
+      'max-model-len': { type: 'string' },
     });
     if ((o.recipe === undefined) === (o.run === undefined)) throw new UsageError('give exactly one of --recipe FILE or --run DIR');
-    if (o.run !== undefined && (o.out !== undefined || o.confirm !== undefined)) throw new UsageError('--out and --confirm are for a new run (--recipe)');
+    if (o.run !== undefined && (o.out !== undefined || o.confirm !== undefined || o['max-model-len'] !== undefined)) {
+      throw new UsageError('--out, --confirm and --max-model-len are for a new run (--recipe)');
+    }
+    const maxModelLen = integerOption('max-model-len', o['max-model-len'], 1);
     if (o.confirm !== undefined && o.confirm !== 'auto' && o.confirm !== 'manual') throw new UsageError('--confirm must be auto or manual');
     const idleSeconds = integerOption('idle-seconds', o['idle-seconds'], 1) ?? DEFAULT_IDLE_SECONDS;
     const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -63,7 +69,10 @@ export const liveCommand: CliCommand = {
         const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
         const out = o.out ?? path.join('runs', `${recipe.name}-live-${stamp}`);
         live = await startLiveMode(o.recipe!, out, {
-          ...(o.confirm === 'auto' || o.confirm === 'manual' ? { overrides: { confirm: o.confirm } } : {}),
+          overrides: {
+            ...(o.confirm === 'auto' || o.confirm === 'manual' ? { confirm: o.confirm } : {}),
+            ...(maxModelLen !== undefined ? { maxModelLen } : {}),
+          },
           ...common,
         });
       }
