@@ -20,8 +20,17 @@ export type Held =
   /**
    * This process runs it: sessions (`run`), only its gate and probe engine
    * (`gate`), or live mode serving outside clients (`live`, with `liveMode`).
+   * `control`: its control endpoint, through which `gatelab confirm|reject|…`
+   * from another process reach it (null when it could not start).
    */
-  | { kind: 'live'; run: LiveRun; mode: 'run' | 'gate' | 'live'; liveMode: LiveMode | null; unsubscribe: () => void }
+  | {
+      kind: 'live';
+      run: LiveRun;
+      mode: 'run' | 'gate' | 'live';
+      liveMode: LiveMode | null;
+      unsubscribe: () => void;
+      control: Promise<{ close(): Promise<void> } | null>;
+    }
   /** Read from disk; `heldBy` is another process running it (its journal followed), or null. */
   | { kind: 'disk'; heldBy: number | null; poll: ReturnType<typeof setInterval> | null };
 

@@ -16,7 +16,7 @@ import type { BadCandidateKind, RunFolderInfo, RunPatch, RunPhase, RunView, Runn
 import { isSettling, LabError } from '../contract';
 import { loadRunRecipe } from '../run/recipeSchemas';
 import type { ConfirmMode } from '../core/recipe/recipeSchema';
-import type { ControlRequest } from '../surfaces/control/controlServer';
+import { startControlServer, type ControlRequest } from '../surfaces/control/controlServer';
 import { createRun, type RunOverrides } from '../run/createRun';
 import { LiveRun } from '../run/liveRun';
 import { openLiveMode, type LiveMode } from '../run/live/liveMode';
@@ -320,7 +320,7 @@ export class RunManager {
     if (isSettling(c.phase)) throw new LabError('conflict', `the run is ${c.phase}; try again in a moment`);
     // Nothing runs it: open its gate (and probe engine) here for the decision.
     const run = await LiveRun.open(c.runDir, { mode: 'gate', onLog: (line) => this.log(line) });
-    this.hold(c, run, 'gate');
+    await this.hold(c, run, 'gate');
     c.phase = 'gate-only';
     c.error = null;
     c.updates.mark();
@@ -345,7 +345,7 @@ export class RunManager {
         await run.close();
         return;
       }
-      this.hold(c, run, 'run');
+      await this.hold(c, run, 'run');
       c.phase = 'running';
       c.updates.mark();
       try {
@@ -397,7 +397,7 @@ export class RunManager {
         await live.close();
         return;
       }
-      this.hold(c, live.run, 'live', live);
+      await this.hold(c, live.run, 'live', live);
       c.phase = 'running';
       c.updates.mark();
       this.log(`Live mode serves at ${live.endpoint.baseUrl} (model ${live.endpoint.model}); the Live page shows the token.`);
@@ -422,7 +422,8 @@ export class RunManager {
     });
   }
 
-  private hold(c: OpenRun, run: LiveRun, mode: 'run' | 'gate' | 'live', liveMode: LiveMode | null = null): void {
+  /** Holds the run here; resolves once its control endpoint is up (or could not start: then a warning says so). */
+  private hold(c: OpenRun, run: LiveRun, mode: 'run' | 'gate' | 'live', liveMode: LiveMode | null = null): Promise<unknown> {
     stopFollowing(c);
     c.events = run.journal.events;
     const unsubscribe = run.journal.onEvent((event) => {
@@ -430,14 +431,21 @@ export class RunManager {
       if (line !== null) this.log(line);
       c.updates.mark();
     });
-    c.held = { kind: 'live', run, mode, liveMode, unsubscribe };
+    // The run lock keeps every other process out of the run, so the CLI's decisions come in through here, as they do to `gatelab run`.
+    const control = startControlServer(run).catch((error: unknown) => {
+      this.options.events.log('warn', `gatelab confirm|reject from another process cannot reach this run: ${(error as Error).message}`);
+      return null;
+    });
+    c.held = { kind: 'live', run, mode, liveMode, unsubscribe, control };
+    return control;
   }
 
   /** Lets go of the LiveRun (closing its processes); the view stays, read from disk. */
   private async release(c: OpenRun): Promise<void> {
     if (c.held.kind === 'disk') return;
-    const { run, liveMode, unsubscribe } = c.held;
+    const { run, liveMode, unsubscribe, control } = c.held;
     try {
+      await (await control)?.close();
       // Live mode journals its open conversations first (their events still reach the view), then closes the run.
       if (liveMode !== null) await liveMode.close();
       else await run.close();
