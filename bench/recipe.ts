@@ -347,7 +347,16 @@ async function injectionRun(): Promise<{ results: InjectResult[]; sessionsServed
         } catch (err) {
           // A kind that cannot be built on this recipe is a finding of the run, not its end.
           const detail = err instanceof Error ? err.message : String(err);
-          results.push({ kind, id: null, version: null, state: 'not-built', reason: detail, rounds: 0, pointerBefore: before, pointerAfter: live.gate.pointer.version });
+          results.push({
+            kind,
+            id: null,
+            version: null,
+            state: 'not-built',
+            reason: detail,
+            rounds: 0,
+            pointerBefore: before,
+            pointerAfter: live.gate.pointer.version,
+          });
           process.stderr.write(`  [inject] ${kind}: not built: ${detail}\n`);
           continue;
         }

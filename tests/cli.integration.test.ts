@@ -54,15 +54,29 @@ describe('gatelab CLI', () => {
     // A model folder of SmolLM2-135M's shape (8,192 positions): the refusal reads only its config.json.
     const model = path.join(root, 'smollm2-shape');
     await mkdir(model);
-    const config = { architectures: ['LlamaForCausalLM'], vocab_size: 49152, hidden_size: 576, intermediate_size: 1536, max_position_embeddings: 8192, num_attention_heads: 9, num_hidden_layers: 30, num_key_value_heads: 3, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true };
+    const config = {
+      architectures: ['LlamaForCausalLM'],
+      vocab_size: 49152,
+      hidden_size: 576,
+      intermediate_size: 1536,
+      max_position_embeddings: 8192,
+      num_attention_heads: 9,
+      num_hidden_layers: 30,
+      num_key_value_heads: 3,
+      rms_norm_eps: 1e-5,
+      rope_theta: 100000,
+      tie_word_embeddings: true,
+    };
     await writeFile(path.join(model, 'config.json'), JSON.stringify(config));
     const recipe = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
     const copy = path.join(root, 'smollm2-live.yaml');
-    await writeFile(copy, (await readFile(recipe, 'utf8')).replace(/^  model: .*$/m, `  model: ${JSON.stringify(model)}`));
+    await writeFile(copy, (await readFile(recipe, 'utf8')).replace(/^ {2}model: .*$/m, `  model: ${JSON.stringify(model)}`));
     const out = path.join(root, 'never-live');
     const { code, stderr } = await gatelab(['live', '--recipe', copy, '--out', out, '--max-model-len', '16384']).done;
     expect(code).toBe(1);
-    expect(stderr).toContain(`max_model_len 16384 is more than the model's own context of 8192 tokens (max_position_embeddings in ${path.join(model, 'config.json')}); give at most 8192`);
+    expect(stderr).toContain(
+      `max_model_len 16384 is more than the model's own context of 8192 tokens (max_position_embeddings in ${path.join(model, 'config.json')}); give at most 8192`,
+    );
     await expect(readdir(out)).rejects.toMatchObject({ code: 'ENOENT' });
   }, 60_000);
 

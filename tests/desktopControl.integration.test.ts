@@ -34,7 +34,11 @@ describe('gatelab confirm while the desktop holds the run', () => {
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-desktop-control-'));
     // Two candidates awaiting a person, made by the real gate (no floors: a no-op adapter on the weak embedded policy passes).
-    const recipe = await writeDerivedRecipe(embeddedRecipe, path.join(root, 'recipes'), { name: 'embedded-desktop-control', probeProblems: 2, floors: { gold_rate: 0, answered_rate: 0 } });
+    const recipe = await writeDerivedRecipe(embeddedRecipe, path.join(root, 'recipes'), {
+      name: 'embedded-desktop-control',
+      probeProblems: 2,
+      floors: { gold_rate: 0, answered_rate: 0 },
+    });
     const prepared = await prepareAwaitingConfirmRun(recipe, path.join(root, 'runs', 'held'), { sessions: 2 }, 2);
     expect(prepared.candidates.map((c) => c.state)).toEqual(['awaiting-confirm', 'awaiting-confirm']);
     runDir = prepared.runDir;

@@ -39,7 +39,9 @@ describe('applyOverrides', () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'gatelab-overrides-')), 'run');
     const refused = createRun(embeddedRecipe, out, { maxModelLen: 8192 });
     await expect(refused).rejects.toBeInstanceOf(RunNotRunnableError);
-    await expect(refused).rejects.toThrow(/a served context \(--max-model-len\) is for a policy an engine serves \(vllm, sglang\); policy 'embedded' serves its model's own/);
+    await expect(refused).rejects.toThrow(
+      /a served context \(--max-model-len\) is for a policy an engine serves \(vllm, sglang\); policy 'embedded' serves its model's own/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 });

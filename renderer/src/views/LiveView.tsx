@@ -129,8 +129,8 @@ function LiveStart() {
         </div>
         {served !== null && (
           <p className="muted small">
-            The context is the prompt and the reply together. OpenClaw&apos;s first request is about 2,000 tokens and grows each turn: give SmolLM2 its
-            own 8192. The lab refuses more than the model holds.
+            The context is the prompt and the reply together. OpenClaw&apos;s first request is about 2,000 tokens and grows each turn: give SmolLM2 its own
+            8192. The lab refuses more than the model holds.
           </p>
         )}
         {invalid !== null && (
