@@ -23,6 +23,8 @@ export const OpenConversationView = z.strictObject({
   judged: count,
   /** Judged turns that will train once the session is journaled. */
   toTrain: count,
+  /** Side turns served for it — an agent's helper runs (compaction, memory flush) — shown, never part of it, never trained. */
+  helperTurns: count,
   lastTurnAt: at,
   /** A person asked to keep it out of training (the reason): it is excluded the moment it is journaled. */
   exclusion: z.string().nullable(),

@@ -573,6 +573,7 @@ function liveServing(c: OpenRun): RunLiveness['serving'] {
       turns: o.turns,
       judged: o.judged,
       toTrain: o.toTrain,
+      helperTurns: o.helperTurns,
       lastTurnAt: new Date(o.lastServedAt).toISOString(),
       exclusion: o.exclusion,
     })),

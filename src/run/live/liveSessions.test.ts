@@ -159,15 +159,29 @@ describe('live sessions', () => {
     const q: ConversationMessage = { role: 'user', content: 'What is 2 + 3?' };
     live.served(served([q], 'It is **5**.', { affinity: { sessionId: 'claw-1:0' } }));
     expect(live.openConversations()).toEqual([
-      { name: 'affinity:claw-1', by: 'affinity', turns: 1, judged: 0, toTrain: 0, lastServedAt: Date.parse('2026-01-01T00:00:05.000Z'), exclusion: null },
+      {
+        name: 'affinity:claw-1',
+        by: 'affinity',
+        turns: 1,
+        judged: 0,
+        toTrain: 0,
+        helperTurns: 0,
+        lastServedAt: Date.parse('2026-01-01T00:00:05.000Z'),
+        exclusion: null,
+      },
     ]);
     live.served(
       served([q, { role: 'assistant', content: 'It is **5**.' }, { role: 'user', content: COMPLAINT }], 'It is 5.', { affinity: { sessionId: 'claw-1:0' } }),
     );
     await live.idle();
-    expect(live.openConversations()).toMatchObject([{ turns: 2, judged: 1, toTrain: 1 }]);
+    expect(live.openConversations()).toMatchObject([{ turns: 2, judged: 1, toTrain: 1, helperTurns: 0 }]);
     // Two turns served, one judgment done.
     expect(changes).toBe(3);
+    // One of the agent's helper runs for it (a system prompt of its own): counted and shown, never a turn of it.
+    live.served(served([{ role: 'system', content: 'You are a context summarization assistant.' }, q], 'A sum.', { affinity: { sessionId: 'claw-1' } }));
+    await live.idle();
+    expect(live.openConversations()).toMatchObject([{ turns: 2, judged: 1, toTrain: 1, helperTurns: 1 }]);
+    expect(changes).toBe(4);
     await live.closeAll();
     expect(live.openConversations()).toEqual([]);
     await journal.close();

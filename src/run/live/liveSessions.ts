@@ -56,6 +56,8 @@ export type OpenConversation = {
   turns: number;
   judged: number;
   toTrain: number;
+  /** Side turns served for it (an agent's helper runs: compaction, memory flush): never part of it, never trained. */
+  helperTurns: number;
   lastServedAt: number;
   /** The reason a person gave to exclude it once journaled, or null. */
   exclusion: string | null;
@@ -70,6 +72,7 @@ type OpenSession = {
   samples: JudgedSample[];
   judgeSeconds: number;
   sampleSeconds: number;
+  helperTurns: number;
   lastServedAt: number;
   /** A person's reason to keep it out of training, given while it was open: excluded the moment it is journaled. */
   exclusion: string | null;
@@ -123,6 +126,7 @@ export class LiveSessions {
       turns: s.turns.length,
       judged: s.turns.filter((t) => t.judgment !== null).length,
       toTrain: s.samples.length,
+      helperTurns: s.helperTurns,
       lastServedAt: s.lastServedAt,
       exclusion: s.exclusion,
     }));
@@ -145,7 +149,14 @@ export class LiveSessions {
   /** Places a served turn; its judging and journaling are queued (the client's response does not wait for them). */
   served(record: TurnRecord): void {
     const placement = this.sessionizer.add(record);
-    if (placement.kind === 'side') return;
+    if (placement.kind === 'side') {
+      const owner = this.open.get(placement.session);
+      if (owner) {
+        owner.helperTurns += 1;
+        this.options.onChange?.();
+      }
+      return;
+    }
     let session = this.open.get(placement.session);
     if (!session) {
       session = {
@@ -156,6 +167,7 @@ export class LiveSessions {
         samples: [],
         judgeSeconds: 0,
         sampleSeconds: 0,
+        helperTurns: 0,
         lastServedAt: 0,
         exclusion: null,
       };

@@ -171,6 +171,55 @@ describe('sessionizer', () => {
     });
   });
 
+  it('without headers too, keeps OpenClaw’s helper runs out of the conversation and follows it past a compacted history', () => {
+    // The same compaction as above with sendSessionAffinityHeaders off: nothing but the messages.
+    const sys: ConversationMessage = { role: 'system', content: 'You are a personal assistant running inside OpenClaw.\n## Tooling' };
+    const story = 'Once upon a time, a lighthouse keeper counted every ship that passed her rock.';
+    const q1 = user('[Sat 2026-12-05 10:07 UTC] Tell me a story');
+    const s = new Sessionizer();
+    const a = turn([sys, q1], story);
+    const flushSystem: ConversationMessage = {
+      role: 'system',
+      content: 'You are a personal assistant running inside OpenClaw.\nPre-compaction memory flush turn.',
+    };
+    const flushAsk = user('Pre-compaction memory flush. Store durable memories only in memory/2026-12-05.md.');
+    const write = { id: 'call_9', name: 'write', arguments: '{"path":"memory/2026-12-05.md"}' };
+    const flush = turn([flushSystem, q1, assistant(story), flushAsk], '', { response: { text: '', toolCalls: [write] } });
+    // The flush's own tool call comes back with its result: still the helper's, not the user's.
+    const flushResult = turn(
+      [
+        flushSystem,
+        q1,
+        assistant(story),
+        flushAsk,
+        { role: 'assistant', content: '', toolCalls: [write] },
+        { role: 'tool', content: 'written', toolCallId: 'call_9' },
+      ],
+      'NO_REPLY',
+    );
+    const summarize = turn(
+      [
+        { role: 'system', content: 'You are a context summarization assistant.' },
+        user(`<conversation>\n[User]: Tell me a story\n[Assistant]: ${story}\n</conversation>`),
+      ],
+      '## Goal\nA story.',
+    );
+    const q2 = user('[Sat 2026-12-05 10:08 UTC] This looks too AI-written. Write it as plain sentences.');
+    const b = turn([sys, user('The conversation history before this point was compacted into the following summary: …'), assistant(story), q2], 'A story.');
+    expect(turnOf(s.add(a))).toMatchObject({ session: 'conversation-1', by: 'prefix', index: 0 });
+    for (const helper of [flush, flushResult, summarize]) expect(s.add(helper)).toEqual({ kind: 'side', session: 'conversation-1' });
+    expect(turnOf(s.add(b))).toMatchObject({
+      session: 'conversation-1',
+      index: 1,
+      previous: { turnId: a.id, nextState: [user('This looks too AI-written. Write it as plain sentences.')] },
+    });
+    // A short reply ("ok") links nothing: another conversation that quotes it, or ends on it, is its own.
+    const t = new Sessionizer();
+    t.add(turn([sys, user('ping')], 'ok'));
+    expect(turnOf(t.add(turn([{ role: 'system', content: 'other' }, user('she said ok')], 'fine')))).toMatchObject({ session: 'conversation-2' });
+    expect(turnOf(t.add(turn([sys, user('summary'), assistant('ok'), user('next')], 'x')))).toMatchObject({ session: 'conversation-3' });
+  });
+
   it('leaves a user message that carries no OpenClaw envelope as it is', () => {
     expect(userWords('[draft] Runtime: agent=x')).toBe('[draft] Runtime: agent=x');
     expect(userWords('[Sat 2026-12-05 09:55 America/New_York] hi')).toBe('hi');

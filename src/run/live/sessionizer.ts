@@ -23,7 +23,18 @@
  *    by that request's reply continues that conversation. A reply continued a
  *    second time is a fork (the user went back and said something else): the
  *    fork is a session of its own, and the reply keeps the next state it got
- *    first (one reply, one judgment).
+ *    first (one reply, one judgment). A request on a rewritten history (a
+ *    summary where the early turns were) goes on with the conversation
+ *    whose last reply it ends on, under the same system prompt. Without
+ *    headers an agent's helper runs are told by what they carry
+ *    (helperRunOf): a request that puts a system prompt of its own over an
+ *    open conversation's messages (OpenClaw's memory flush, and its tool
+ *    calls' follow-ups), or quotes the conversation's last reply inside a
+ *    message (the summarizer that compacts the history), is a side turn of
+ *    that conversation. What cannot be told apart: a helper that does
+ *    neither is a conversation of its own; and of two open conversations
+ *    with the same system prompt and the same last reply, a rewritten
+ *    history goes on with the first.
  *
  * The next state of a reply is what the continuing request added after it:
  * the user's next message or the tool's results, the user's message without
@@ -72,6 +83,14 @@ function systemPrompt(turn: Pick<ServedTurn, 'messages'>): string {
   const first = turn.messages[0];
   return first?.role === 'system' ? first.content : '';
 }
+
+/** A request's messages after its system prompt. */
+function withoutSystem(messages: readonly ConversationMessage[]): readonly ConversationMessage[] {
+  return messages[0]?.role === 'system' ? messages.slice(1) : messages;
+}
+
+/** How much of a reply a request must quote to be a helper reading its conversation. */
+const QUOTED_REPLY_CHARS = 40;
 
 /** OpenClaw's `:<n>` after the session id: how many times it compacted the session's history. */
 const COMPACTION_COUNT = /:\d+$/u;
@@ -228,7 +247,58 @@ export class Sessionizer {
       // The reply was answered already (or the conversation went on past it): a fork.
       return this.place(turn, this.newConversation(), found.turn.id);
     }
+    const rewritten = this.rewrittenContinuationOf(turn);
+    if (rewritten !== undefined) return this.place(turn, rewritten);
+    const helped = this.helperRunOf(turn);
+    if (helped !== undefined) return { kind: 'side', session: helped.name };
     return this.place(turn, this.newConversation());
+  }
+
+  /**
+   * The open prefix conversation a request goes on with after its client
+   * rewrote the history (OpenClaw's compaction puts a summary where the early
+   * turns were): the same system prompt, and the conversation's last reply as
+   * the request's last assistant message — a reply long enough
+   * (QUOTED_REPLY_CHARS) not to be any conversation's "ok".
+   */
+  private rewrittenContinuationOf(turn: ServedTurn): OpenSession | undefined {
+    const at = turn.messages.map((m) => m.role).lastIndexOf('assistant');
+    // The assistant message must be followed by what the request adds (the next state).
+    if (at < 0 || at === turn.messages.length - 1) return undefined;
+    const lastAssistant = turn.messages[at]!;
+    for (const { turn: end, session } of this.ends.values()) {
+      if (session.last !== end || systemPrompt(turn) !== session.system) continue;
+      const reply = replyMessage(end);
+      if (reply.content.trim().length >= QUOTED_REPLY_CHARS && canonical(reply) === canonical(lastAssistant)) return session;
+    }
+    return undefined;
+  }
+
+  /**
+   * The open prefix conversation a request that continues none is a helper run
+   * of: it carries that conversation's messages under a system prompt of its
+   * own, or quotes the conversation's last reply (at least QUOTED_REPLY_CHARS
+   * of it, so a short common reply like "ok" never links two conversations).
+   */
+  private helperRunOf(turn: ServedTurn): OpenSession | undefined {
+    const body = withoutSystem(turn.messages);
+    const bodyHashes = prefixHashes(body);
+    const userText = turn.messages.flatMap((m) => (m.role === 'user' ? [m.content] : []));
+    const open = new Set([...this.ends.values()].map((end) => end.session));
+    for (const session of open) {
+      const last = session.last;
+      if (last === undefined) continue;
+      const lastBody = withoutSystem(last.messages);
+      const carries =
+        lastBody.length > 0 &&
+        systemPrompt(turn) !== session.system &&
+        body.length >= lastBody.length &&
+        bodyHashes[lastBody.length - 1] === prefixHashes(lastBody).at(-1);
+      const reply = last.response.text.trim();
+      const quotes = reply.length >= QUOTED_REPLY_CHARS && userText.some((text) => text.includes(reply));
+      if (carries || quotes) return session;
+    }
+    return undefined;
   }
 
   private newConversation(): OpenSession {

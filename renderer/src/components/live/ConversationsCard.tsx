@@ -58,7 +58,18 @@ export function ConversationsCard({
                   </div>
                 </td>
                 <td>{RECOGNISED_TEXT[o.recognisedBy]}</td>
-                <td>{o.turns}</td>
+                <td>
+                  {o.turns}
+                  {o.helperTurns > 0 && (
+                    <div
+                      className="muted small"
+                      data-testid={`open-helpers-${o.name}`}
+                      title="the agent's own helper runs (compaction, memory flush): served, not trained"
+                    >
+                      + {o.helperTurns} helper run{o.helperTurns === 1 ? '' : 's'}, not trained
+                    </div>
+                  )}
+                </td>
                 <td>{o.judged}</td>
                 <td>{o.toTrain}</td>
                 <td>{new Date(o.lastTurnAt).toLocaleTimeString()}</td>
