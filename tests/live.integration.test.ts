@@ -12,28 +12,15 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
-import type { RunJournal } from '../src/core/journal/runJournal';
 import { startLiveMode, type LiveMode } from '../src/run/live/liveMode';
 import { sessionIdOf } from '../src/run/live/sessionExclusion';
 import { liveHolder } from '../src/run/runFolder';
 import { askLiveRun, startControlServer } from '../src/surfaces/control/controlServer';
+import { journaled } from './helpers/journaled';
+import { openClawRlHeaders, ScriptedConversation } from './helpers/scriptedConversation';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
-type Message = OpenAI.ChatCompletionMessageParam;
 type SessionCompleted = Extract<JournalEvent, { type: 'session-completed' }>;
-
-/** Resolves with the first journal event (already there or to come) that `match` accepts. */
-function journaled<E extends JournalEvent>(journal: RunJournal, match: (e: JournalEvent) => e is E): Promise<E> {
-  const found = journal.events.find(match);
-  if (found) return Promise.resolve(found);
-  return new Promise((resolve) => {
-    const stop = journal.onEvent((e) => {
-      if (!match(e)) return;
-      stop();
-      resolve(e);
-    });
-  });
-}
 
 // What a user says after each reply, in the scripted student's words the rule judge reads:
 // a complaint with hindsight (−1, a hint), a save request (+1), then done (+1).
@@ -43,25 +30,6 @@ const USER_TURNS = [
   'Great, that looks right. Please append the answers to homework/3.txt.',
   'HOMEWORK_DONE',
 ];
-
-/** One conversation: each request carries the conversation so far, as OpenClaw's do. */
-class Conversation {
-  readonly messages: Message[] = [];
-  constructor(
-    private readonly client: OpenAI,
-    private readonly model: string,
-    private readonly headers: (turn: number, last: boolean) => Record<string, string>,
-  ) {}
-
-  async say(turn: number): Promise<void> {
-    this.messages.push({ role: 'user', content: USER_TURNS[turn]! });
-    const completion = await this.client.chat.completions.create(
-      { model: this.model, messages: this.messages, max_completion_tokens: 24 },
-      { headers: this.headers(turn, turn === USER_TURNS.length - 1) },
-    );
-    this.messages.push({ role: 'assistant', content: completion.choices[0]!.message.content ?? '' });
-  }
-}
 
 describe('live mode: an outside client’s conversations become judged sessions that train behind the gate', () => {
   let root: string;
@@ -81,7 +49,7 @@ describe('live mode: an outside client’s conversations become judged sessions 
     const { model } = live.endpoint;
 
     // 1. OpenClaw-RL's headers; the last request says the session is done, which journals it.
-    const headered = new Conversation(client, model, (_turn, last) => ({ 'X-Session-Id': 'rl-1', 'X-Turn-Type': 'main', 'X-Session-Done': String(last) }));
+    const headered = new ScriptedConversation(client, model, USER_TURNS, openClawRlHeaders('rl-1'));
     for (let turn = 0; turn < USER_TURNS.length; turn++) await headered.say(turn);
     const first = await journaled(journal, (e): e is SessionCompleted => e.type === 'session-completed');
     // Its three judged turns wait for a fourth: the person excludes it before it trains.
@@ -93,8 +61,8 @@ describe('live mode: an outside client’s conversations become judged sessions 
     });
 
     // 2 and 3, interleaved: OpenClaw's affinity header, and nothing at all (the message prefix).
-    const affinity = new Conversation(client, model, (turn) => ({ 'x-client-request-id': `claw-7:${turn}` }));
-    const bare = new Conversation(client, model, () => ({}));
+    const affinity = new ScriptedConversation(client, model, USER_TURNS, (turn) => ({ 'x-client-request-id': `claw-7:${turn}` }));
+    const bare = new ScriptedConversation(client, model, USER_TURNS, () => ({}));
     for (let turn = 0; turn < USER_TURNS.length; turn++) {
       await affinity.say(turn);
       await bare.say(turn);
@@ -201,7 +169,7 @@ describe('gatelab live and gatelab exclude, as a person runs them', () => {
     const model = /model: +(\S+)/.exec(stdout)![1]!;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const client = new OpenAI({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
-    const talk = new Conversation(client, model, (_turn, last) => ({ 'X-Session-Id': 'cli-1', 'X-Turn-Type': 'main', 'X-Session-Done': String(last) }));
+    const talk = new ScriptedConversation(client, model, USER_TURNS, openClawRlHeaders('cli-1'));
     for (let turn = 0; turn < USER_TURNS.length; turn++) await talk.say(turn);
 
     // The session is journaled by the live process; wait for it through the status endpoint's view of the journal.

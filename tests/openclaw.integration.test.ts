@@ -22,7 +22,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
-import type { RunJournal } from '../src/core/journal/runJournal';
 import { loadRecipe } from '../src/core/recipe/loadRecipe';
 import { reasonsNotRunnable, thisHost } from '../src/run/composeRun';
 import { startLiveMode, type LiveMode } from '../src/run/live/liveMode';
@@ -31,6 +30,7 @@ import type { TurnRecord } from '../src/run/turnLog';
 import { askLiveRun, startControlServer } from '../src/surfaces/control/controlServer';
 import { findOpenClaw, prepareOpenClaw, runOpenClawTurn, type OpenClawAgent, type OpenClawTurn } from './helpers/openclaw';
 import { shortenSmolRecipe } from './helpers/shortSmolRecipe';
+import { journaled } from './helpers/journaled';
 import { repoRoot } from './helpers/testRecipe';
 
 const recipeFile = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
@@ -83,19 +83,6 @@ async function shortRecipe(dir: string): Promise<string> {
   const file = path.join(dir, 'recipe.yaml');
   await writeFile(file, doc.toString());
   return file;
-}
-
-/** Resolves with the first journal event (already there or to come) that `match` accepts. */
-function journaled<E extends JournalEvent>(journal: RunJournal, match: (e: JournalEvent) => e is E): Promise<E> {
-  const found = journal.events.find(match);
-  if (found) return Promise.resolve(found);
-  return new Promise((resolve) => {
-    const stop = journal.onEvent((e) => {
-      if (!match(e)) return;
-      stop();
-      resolve(e);
-    });
-  });
 }
 
 /**

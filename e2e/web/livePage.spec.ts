@@ -13,12 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { expect, test } from '@playwright/test';
+import { openClawRlHeaders, ScriptedConversation } from '../../tests/helpers/scriptedConversation';
 import { writeTestRecipe } from '../../tests/helpers/testRecipe';
 import { startBrowserMode, type BrowserMode } from './browserMode';
 import { clippedElements, shootBothThemes, SMALL_WINDOW } from './screens';
 import { watchConsole } from './watchConsole';
-
-type Message = OpenAI.ChatCompletionMessageParam;
 
 // The scripted student's words, which the rule PRM and hint judge read: a complaint (−1, a hint), a save request (+1), done (+1).
 const QUESTION = 'What is 12 + 30? Show your work.';
@@ -29,26 +28,6 @@ const DONE = 'HOMEWORK_DONE';
 const SHORT = [QUESTION, COMPLAINT, SAVE, DONE];
 /** Four judged replies: one trainer step's batch on its own. */
 const LONG = [QUESTION, COMPLAINT, COMPLAINT, SAVE, DONE];
-
-/** One conversation: each request carries the conversation so far, as an agent's do. */
-class Conversation {
-  readonly messages: Message[] = [];
-  constructor(
-    private readonly client: OpenAI,
-    private readonly model: string,
-    private readonly words: readonly string[],
-    private readonly headers: (turn: number, last: boolean) => Record<string, string>,
-  ) {}
-
-  async say(turn: number): Promise<void> {
-    this.messages.push({ role: 'user', content: this.words[turn]! });
-    const completion = await this.client.chat.completions.create(
-      { model: this.model, messages: this.messages, max_completion_tokens: 24 },
-      { headers: this.headers(turn, turn === this.words.length - 1) },
-    );
-    this.messages.push({ role: 'assistant', content: completion.choices[0]!.message.content ?? '' });
-  }
-}
 
 type JournalLine = { type: string; session?: number; sessionIds?: string[]; taskId?: string; runId?: string };
 
@@ -68,7 +47,7 @@ async function stopLab(lab: BrowserMode): Promise<void> {
   await exited;
 }
 
-const headered = (id: string) => (_turn: number, last: boolean) => ({ 'X-Session-Id': id, 'X-Turn-Type': 'main', 'X-Session-Done': String(last) });
+const headered = openClawRlHeaders;
 
 test.describe.configure({ mode: 'serial' });
 
@@ -138,7 +117,7 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
 
     const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0 });
     // 1. OpenClaw-RL's headers: an open conversation as it goes, a journaled session once done.
-    const first = new Conversation(client, model, SHORT, headered('rl-1'));
+    const first = new ScriptedConversation(client, model, SHORT, headered('rl-1'));
     await first.say(0);
     await expect(page.getByTestId('open-header:rl-1')).toHaveAttribute('data-turns', '1');
     for (let turn = 1; turn < SHORT.length; turn++) await first.say(turn);
@@ -168,10 +147,10 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     expect((await journal(runsDir, runId)).filter((e) => e.type === 'session-excluded')).toMatchObject([{ session: 0 }]);
 
     // 3. A second conversation's four judged turns make a step; a third (the message prefix alone) stays open.
-    const second = new Conversation(client, model, LONG, headered('rl-2'));
+    const second = new ScriptedConversation(client, model, LONG, headered('rl-2'));
     for (let turn = 0; turn < LONG.length; turn++) await second.say(turn);
     await expect(page.getByTestId('live-session-1')).toHaveAttribute('data-samples', '4');
-    const third = new Conversation(client, model, SHORT, () => ({}));
+    const third = new ScriptedConversation(client, model, SHORT, () => ({}));
     await third.say(0);
     await third.say(1);
     await expect(page.getByTestId('open-conversation-1')).toHaveAttribute('data-judged', '1');
@@ -247,7 +226,7 @@ test.describe('the Live page in browser mode (Chromium), on the embedded recipe'
     await expect(token).toHaveAttribute('data-revealed', 'yes');
     const newKey = (await token.textContent())!;
     expect(newKey).not.toBe(apiKey);
-    await new Conversation(new OpenAI({ baseURL: again, apiKey: newKey, maxRetries: 0 }), model, [QUESTION], headered('rl-3')).say(0);
+    await new ScriptedConversation(new OpenAI({ baseURL: again, apiKey: newKey, maxRetries: 0 }), model, [QUESTION], headered('rl-3')).say(0);
     await expect(page.getByTestId('live-session-3')).toHaveAttribute('data-name', 'header:rl-3');
     await page.getByTestId('live-stop').click();
     await expect(page.getByTestId('live-phase')).toHaveAttribute('data-phase', 'stopped', { timeout: 3 * 60_000 });

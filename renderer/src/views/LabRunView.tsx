@@ -8,7 +8,6 @@ import { CurveChart } from '../components/CurveChart';
 import type { CurveEventMarker } from '../components/CurveChart';
 import { ViewControls } from '../components/ViewControls';
 import { AwaitingBanner, showCandidate } from '../components/run/AwaitingBanner';
-import { GateCard } from '../components/run/GateCard';
 import { InjectCard } from '../components/run/InjectCard';
 import { ProgressLine } from '../components/run/ProgressLine';
 import { ServingCard } from '../components/run/ServingCard';
@@ -16,7 +15,7 @@ import { SessionCard } from '../components/run/SessionCard';
 import { SessionsTable } from '../components/run/SessionsTable';
 import { TranscriptDrawer } from '../components/run/TranscriptDrawer';
 import { WorkersPanel } from '../components/run/WorkersPanel';
-import { TrainerCard } from '../components/run/TrainerCard';
+import { RunGateCard, RunTrainerCard } from '../components/run/RunGateAndTrainer';
 import { awaitingCandidates } from '../lib/runProgress';
 import { isPending, useLabRunStore } from '../stores/labRunStore';
 import { useReferenceStore } from '../stores/referenceStore';
@@ -240,15 +239,13 @@ function useHeaderHeight(view: RefObject<HTMLDivElement | null>): void {
 
 /** A run, live or from disk: its sessions, curve, serving, trainer and gate. */
 export function LabRunView({ run }: { run: RunView }) {
-  const { pending, selectedSession, selectSession, confirm, reject, inject, rollback, lastDecision, focusCandidate, focused } = useLabRunStore(
+  const { pending, selectedSession, selectSession, inject, rollback, lastDecision, focusCandidate, focused } = useLabRunStore(
     useShallow((s) => ({
       focusCandidate: s.focusCandidate,
       focused: s.focused,
       pending: s.pending,
       selectedSession: s.selectedSession,
       selectSession: s.selectSession,
-      confirm: s.confirm,
-      reject: s.reject,
       inject: s.inject,
       rollback: s.rollback,
       lastDecision: s.lastDecision,
@@ -373,18 +370,11 @@ export function LabRunView({ run }: { run: RunView }) {
         <SessionsTable sessions={run.sessions} openSession={openTranscript?.session ?? null} onOpen={(session) => void showTranscript(h.runDir, session)} />
       </RunSection>
       <RunSection id="gate" label="Release gate">
-        <GateCard
-          header={h}
-          candidates={run.candidates}
-          pending={pending}
-          canAct={canAct}
-          onConfirm={(id) => void confirm(id)}
-          onReject={(id, reason) => void reject(id, reason)}
-        />
+        <RunGateCard run={run} canAct={canAct} />
         <InjectCard candidates={run.candidates} injections={h.injections} pending={pending} canAct={canAct} onInject={(kind) => void inject(kind)} />
       </RunSection>
       <RunSection id="trainer" label="Trainer">
-        <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
+        <RunTrainerCard run={run} />
       </RunSection>
       <RunSection id="workers" label="Workers">
         <WorkersPanel heldBy={h.heldBy} />

@@ -3,8 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { RunView } from '../../../src/contract/labRuns';
 import { isSettling, type RunPhase } from '../../../src/contract/runPhases';
 import { AwaitingBanner, showCandidate } from '../components/run/AwaitingBanner';
-import { GateCard } from '../components/run/GateCard';
-import { TrainerCard } from '../components/run/TrainerCard';
+import { RunGateCard, RunTrainerCard } from '../components/run/RunGateAndTrainer';
 import { ConnectCard } from '../components/live/ConnectCard';
 import { ConversationsCard } from '../components/live/ConversationsCard';
 import { LiveSessionsCard } from '../components/live/LiveSessionsCard';
@@ -190,7 +189,7 @@ function LiveStart() {
 
 /** A live-mode run: where to point a client, the conversations as they come, the journaled sessions, and the gate. */
 function LiveRun({ run }: { run: RunView }) {
-  const { pending, problem, stop, resume, confirm, reject, exclude, excludeOpen, dismiss } = useLabRunStore(
+  const { pending, problem, stop, resume, exclude, excludeOpen, dismiss } = useLabRunStore(
     useShallow((s) => ({
       exclude: s.exclude,
       excludeOpen: s.excludeOpen,
@@ -198,8 +197,6 @@ function LiveRun({ run }: { run: RunView }) {
       problem: s.problem,
       stop: s.stop,
       resume: s.resume,
-      confirm: s.confirm,
-      reject: s.reject,
       dismiss: s.dismissProblem,
     })),
   );
@@ -301,15 +298,8 @@ function LiveRun({ run }: { run: RunView }) {
           return done;
         }}
       />
-      <GateCard
-        header={h}
-        candidates={run.candidates}
-        pending={pending}
-        canAct={canAct}
-        onConfirm={(id) => void confirm(id)}
-        onReject={(id, reason) => void reject(id, reason)}
-      />
-      <TrainerCard steps={run.trainerSteps} refused={run.refusedSteps} batchTurns={h.batchTurns} windowTurns={h.windowTurns} klCoef={h.klCoef} />
+      <RunGateCard run={run} canAct={canAct} />
+      <RunTrainerCard run={run} />
       {openTranscript !== null && openTranscript.runDir === h.runDir && (
         <LiveTranscriptDrawer session={openTranscript.session} state={transcript} onClose={close} />
       )}

@@ -215,6 +215,15 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     if (loaded.dir) await rm(loaded.dir, { recursive: true, force: true });
   }
 
+  /**
+   * Unloads a version once its last request is done, in turn with the swaps: a
+   * swap back to it (a probe's next round) then stages its folder after the
+   * unload has removed the old one, never while the removal runs.
+   */
+  #unloadInTurn(version: string): void {
+    this.#swapQueue = this.#swapQueue.then(() => this.#unload(version)).catch(() => undefined);
+  }
+
   setAdapter(adapter: AdapterRef | null): Promise<string> {
     const swap = this.#swapQueue.then(() => this.#setAdapter(adapter));
     this.#swapQueue = swap.catch(() => undefined);
@@ -266,7 +275,7 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     } finally {
       loaded.inFlight -= 1;
       this.#pending -= 1;
-      if (loaded.inFlight === 0 && version !== this.#current) void this.#unload(version).catch(() => undefined);
+      if (loaded.inFlight === 0 && version !== this.#current) this.#unloadInTurn(version);
     }
   }
 

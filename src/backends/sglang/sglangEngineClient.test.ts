@@ -8,6 +8,7 @@
 // job (SGLang has no CPU build: sglangPolicy.ts).
 import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -163,6 +164,9 @@ class SglangStandIn {
   readonly calls: Call[] = [];
   readonly events: string[] = [];
   held: string | null = null;
+  /** When set, `/unload_lora_adapter` waits until `releaseUnload()`. */
+  holdUnload = false;
+  #releaseUnload: (() => void) | null = null;
   /** When set, `/generate` answers 400 with this message (as SGLang does for a prompt beyond the context). */
   refuseGenerate: string | null = null;
   #release: (() => void) | null = null;
@@ -184,6 +188,11 @@ class SglangStandIn {
     this.#release?.();
   }
 
+  releaseUnload(): void {
+    this.holdUnload = false;
+    this.#releaseUnload?.();
+  }
+
   async #answer(req: IncomingMessage): Promise<[number, unknown]> {
     let text = '';
     for await (const chunk of req) text += String(chunk);
@@ -191,6 +200,12 @@ class SglangStandIn {
     const route = req.url ?? '';
     this.calls.push({ route, body, authorization: req.headers.authorization });
     if (route === '/v1/tokenize') return [200, { tokens: [10, 11, 12], count: 3, max_model_len: 2048 }];
+    if (route === '/load_lora_adapter' && !existsSync(path.join(String(body.lora_path), 'adapter_config.json'))) {
+      // As SGLang and vLLM do: a folder without its config cannot be loaded.
+      this.events.push(`load ${String(body.lora_name)} failed`);
+      return [400, { success: false, error_message: `no adapter_config.json in ${String(body.lora_path)}`, loaded_adapters: {} }];
+    }
+    if (route === '/unload_lora_adapter' && this.holdUnload) await new Promise<void>((resolve) => (this.#releaseUnload = resolve));
     if (route === '/load_lora_adapter' || route === '/unload_lora_adapter') {
       this.events.push(`${route === '/load_lora_adapter' ? 'load' : 'unload'} ${String(body.lora_name)}`);
       return [200, { success: true, error_message: null, loaded_adapters: {} }];
@@ -302,6 +317,36 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     });
     expect(standIn.calls.every((c) => c.authorization === 'Bearer launch-token')).toBe(true);
     expect(await client.countPromptTokens(request.messages)).toBe(3);
+  }, 30_000);
+
+  it("swaps back to a version whose unload is still under way (a probe's next round) only after it, so its folder is whole when loaded", async () => {
+    standIn = new SglangStandIn();
+    const { client, modelDir } = await clientOf(standIn);
+    const candidate = await adapter(modelDir, 'v3', 3);
+    expect(await client.setAdapter(candidate)).toBe(candidate.version);
+    // A round's candidate request is in flight when the swap to serving's side comes.
+    standIn.held = candidate.version;
+    const arrived = standIn.heldArrived();
+    const inFlight = client.generate(request);
+    await arrived;
+    expect(await client.setAdapter(null)).toBe('base');
+    // Its last request ends: its unload starts and the server is slow to answer it.
+    standIn.holdUnload = true;
+    standIn.release();
+    await inFlight;
+    // The next round swaps back to it while the unload is still under way.
+    const again = client.setAdapter(candidate);
+    standIn.releaseUnload();
+    expect(await again).toBe(candidate.version);
+    expect(await client.setAdapter(candidate)).toBe(candidate.version); // in turn after everything before it
+    // After a server restart the client loads the current version from its folder again: it must still be there.
+    await client.restoreAdapters();
+    expect(standIn.events.filter((e) => e.includes(candidate.version) && !e.startsWith('held') && !e.startsWith('answered'))).toEqual([
+      `load ${candidate.version}`,
+      `unload ${candidate.version}`,
+      `load ${candidate.version}`,
+      `load ${candidate.version}`,
+    ]);
   }, 30_000);
 
   it('refuses an adapter whose bytes do not hash to its sha256, without asking SGLang to load it', async () => {
