@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { SMOLLM2_135M_CONFIG } from '../src/core/weights/testing/smollm2Config';
 import { readServingPointer } from '../src/core/journal/servingPointer';
 import { readRunStatus } from '../src/run/runStatus';
 import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
@@ -54,20 +55,7 @@ describe('gatelab CLI', () => {
     // A model folder of SmolLM2-135M's shape (8,192 positions): the refusal reads only its config.json.
     const model = path.join(root, 'smollm2-shape');
     await mkdir(model);
-    const config = {
-      architectures: ['LlamaForCausalLM'],
-      vocab_size: 49152,
-      hidden_size: 576,
-      intermediate_size: 1536,
-      max_position_embeddings: 8192,
-      num_attention_heads: 9,
-      num_hidden_layers: 30,
-      num_key_value_heads: 3,
-      rms_norm_eps: 1e-5,
-      rope_theta: 100000,
-      tie_word_embeddings: true,
-    };
-    await writeFile(path.join(model, 'config.json'), JSON.stringify(config));
+    await writeFile(path.join(model, 'config.json'), JSON.stringify(SMOLLM2_135M_CONFIG));
     const recipe = path.join(repoRoot, 'recipes', 'smollm2-135m-cpu.yaml');
     const copy = path.join(root, 'smollm2-live.yaml');
     await writeFile(copy, (await readFile(recipe, 'utf8')).replace(/^ {2}model: .*$/m, `  model: ${JSON.stringify(model)}`));

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SMOLLM2_135M_CONFIG } from '../../core/weights/testing/smollm2Config';
 import { unavailableReasons } from '../backendUnavailable';
 import { sglangPolicy } from '../sglang/sglangPolicy';
 import { vllmPolicy } from '../vllm/vllmPolicy';
@@ -10,20 +11,7 @@ import { servedContextProblem } from './servedContext';
 /** A model folder whose config.json holds SmolLM2-135M's shape (8,192 positions). */
 function modelFolder(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'gatelab-context-'));
-  const config = {
-    architectures: ['LlamaForCausalLM'],
-    vocab_size: 49152,
-    hidden_size: 576,
-    intermediate_size: 1536,
-    max_position_embeddings: 8192,
-    num_attention_heads: 9,
-    num_hidden_layers: 30,
-    num_key_value_heads: 3,
-    rms_norm_eps: 1e-5,
-    rope_theta: 100000,
-    tie_word_embeddings: true,
-  };
-  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
+  writeFileSync(path.join(dir, 'config.json'), JSON.stringify(SMOLLM2_135M_CONFIG));
   return dir;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adapterSpec, adapterSpecProblems, peftTensorName } from './adapterSpec';
 import { peftAdapterConfig } from './peftAdapterFormat';
 import { moduleDims, policyConfigSchema, policyShape, type PolicyShape } from './policyConfig';
+import { SMOLLM2_135M_CONFIG } from './testing/smollm2Config';
 import { parseSafetensors, serializeSafetensors, type WritableTensor } from './safetensors';
 
 const shape: PolicyShape = policyShape({
@@ -16,20 +17,7 @@ const shape: PolicyShape = policyShape({
   tie_word_embeddings: true,
 });
 
-/** SmolLM2-135M-Instruct's config.json (grouped-query attention: 9 query heads, 3 key/value heads). */
-const smolLm2 = policyConfigSchema.parse({
-  architectures: ['LlamaForCausalLM'],
-  hidden_size: 576,
-  intermediate_size: 1536,
-  max_position_embeddings: 8192,
-  num_attention_heads: 9,
-  num_hidden_layers: 30,
-  num_key_value_heads: 3,
-  rms_norm_eps: 1e-5,
-  rope_theta: 100000,
-  tie_word_embeddings: true,
-  vocab_size: 49152,
-});
+const smolLm2 = policyConfigSchema.parse(SMOLLM2_135M_CONFIG);
 
 /** Qwen3-4B's (head_dim given, not hidden / heads; untied embeddings). */
 const qwen3 = policyConfigSchema.parse({
