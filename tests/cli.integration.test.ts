@@ -3,7 +3,6 @@
 // confirm` from another process reaches it through its control endpoint and
 // the run serves the new version; `inject`, `status --json`, `rollback`,
 // `export` and malformed input behave as documented.
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,19 +11,8 @@ import { z } from 'zod';
 import { SMOLLM2_135M_CONFIG } from '../src/core/weights/testing/smollm2Config';
 import { readServingPointer } from '../src/core/journal/servingPointer';
 import { readRunStatus } from '../src/run/runStatus';
-import { gatelabCli, repoRoot, writeTestRecipe } from './helpers/testRecipe';
-
-function gatelab(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', gatelabCli, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
-}
+import { gatelab } from './helpers/gatelabProcess';
+import { repoRoot, writeTestRecipe } from './helpers/testRecipe';
 
 const statusJson = z.object({
   serving: z.object({ version: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),

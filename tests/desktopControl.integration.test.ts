@@ -3,7 +3,6 @@
 // lock while it does; `gatelab confirm` from a terminal then reaches the
 // desktop's control endpoint (loopback, token, runs/<id>/control.json), as it
 // reaches `gatelab run`, instead of stopping at the lock.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,16 +12,8 @@ import { readServingPointer } from '../src/core/journal/servingPointer';
 import { createLabCore, type LabCore } from '../src/lab/labCore';
 import { prepareAwaitingConfirmRun, writeDerivedRecipe } from '../src/lab/testing/preparedRun';
 import { runPaths } from '../src/run/runFolder';
-import { embeddedRecipe, gatelabCli, repoRoot } from './helpers/testRecipe';
-
-function gatelab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', gatelabCli, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
+import { gatelab } from './helpers/gatelabProcess';
+import { embeddedRecipe } from './helpers/testRecipe';
 
 const http = { transport: 'http' } as const;
 
@@ -58,7 +49,7 @@ describe('gatelab confirm while the desktop holds the run', () => {
     expect(control.pid).toBe(process.pid);
     expect(new URL(control.url).hostname).toBe('127.0.0.1');
 
-    const confirmed = await gatelab(['confirm', '--run', runDir, '--candidate', 'c1']);
+    const confirmed = await gatelab(['confirm', '--run', runDir, '--candidate', 'c1']).done;
     expect(confirmed.stderr).toBe('');
     expect(confirmed.code).toBe(0);
 
@@ -73,7 +64,7 @@ describe('gatelab confirm while the desktop holds the run', () => {
   it('takes the endpoint down with the gate: once the desktop lets go, the CLI opens the run itself', async () => {
     await core.close();
     await expect(readFile(runPaths(runDir).control, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
-    const status = await gatelab(['status', '--run', runDir, '--json']);
+    const status = await gatelab(['status', '--run', runDir, '--json']).done;
     expect(status.code).toBe(0);
   }, 120_000);
 });
