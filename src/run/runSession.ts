@@ -9,6 +9,7 @@ import { dispatchTurn, type TurnTraining } from '../core/judge/trainDispatch';
 import { appendHintToLastUser } from '../core/judge/teacherInput';
 import type { TurnJudge, TurnJudgment } from '../core/judge/turnJudge';
 import { observeSession, type SessionObservation } from '../core/metrics/curve';
+import type { ToolCall } from '../core/protocols/engineProtocol';
 import type { StudentFactory } from '../core/protocols/studentProtocol';
 import { trainSampleSchema, type TrainSample } from '../core/protocols/trainSample';
 import type { Recipe } from '../core/recipe/recipeSchema';
@@ -34,6 +35,8 @@ export type TranscriptTurn = {
   turn: number;
   user: string;
   reply: string;
+  /** The tools the reply called (live mode: an outside agent's tools), absent when it called none. */
+  toolCalls?: ToolCall[];
   version: string;
   finishReason: string;
   completionTokens: number;

@@ -47,7 +47,16 @@ export const OPENCLAW_PROVIDER = 'gatelab';
  * the three tool-search tools remain), no skills, and no workspace bootstrap
  * files (none written, none injected).
  */
-export function openClawConfig(gateway: OpenClawGateway, options: { contextWindow: number; maxTokens: number }): unknown {
+export type OpenClawOptions = {
+  contextWindow: number;
+  maxTokens: number;
+  /** OpenClaw's `tools` section instead of the `minimal` profile (e.g. one tool, confined to the workspace). */
+  tools?: Record<string, unknown>;
+  /** The agent's workspace folder (its file tools' root); OpenClaw's default otherwise. */
+  workspace?: string;
+};
+
+export function openClawConfig(gateway: OpenClawGateway, options: OpenClawOptions): unknown {
   return {
     models: {
       // Only GateLab's provider: OpenClaw must never fall back to a hosted model.
@@ -77,11 +86,12 @@ export function openClawConfig(gateway: OpenClawGateway, options: { contextWindo
         },
       },
     },
-    tools: { profile: 'minimal' },
+    tools: options.tools ?? { profile: 'minimal' },
     update: { checkOnStart: false },
     agents: {
       defaults: {
         model: { primary: `${OPENCLAW_PROVIDER}/${gateway.model}` },
+        ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
         timeoutSeconds: 1800,
         skills: [],
         skipBootstrap: true,
@@ -98,7 +108,7 @@ export function prepareOpenClaw(
   install: OpenClawInstall,
   stateDir: string,
   gateway: OpenClawGateway,
-  options = { contextWindow: 8192, maxTokens: 64 },
+  options: OpenClawOptions = { contextWindow: 8192, maxTokens: 64 },
 ): OpenClawAgent {
   mkdirSync(stateDir, { recursive: true });
   const configPath = path.join(stateDir, 'openclaw.json');

@@ -8,7 +8,8 @@ import { RunJournal } from '../../core/journal/runJournal';
 import type { ConversationMessage, ToolUse } from '../../core/protocols/engineProtocol';
 import type { TrainSample } from '../../core/protocols/trainSample';
 import type { TurnRecord } from '../turnLog';
-import { LiveSessions, nextStateText, untrainableReason } from './liveSessions';
+import type { TurnJudgeInput } from '../../core/judge/turnJudge';
+import { LiveSessions, nextStateText, replyText, untrainableReason } from './liveSessions';
 
 const tools: ToolUse['tools'] = [{ name: 'read', description: 'read a file', parameters: { type: 'object', properties: {} } }] as ToolUse['tools'];
 const use = (choice: ToolUse['choice']): ToolUse => ({ tools, choice, parallelToolCalls: null });
@@ -32,6 +33,13 @@ describe('live turns', () => {
       ]),
     ).toBe('[tool result] 72°F\n\nthanks');
     expect(nextStateText([])).toBe('');
+  });
+
+  it('gives the judge a reply with its tool calls marked as such, a bare call included', () => {
+    const call = { id: 'call_1', name: 'read', arguments: '{"path":"notes.txt"}' };
+    expect(replyText({ text: '', toolCalls: [call] })).toBe('[tool call] read({"path":"notes.txt"})');
+    expect(replyText({ text: 'Let me look.', toolCalls: [call] })).toBe('Let me look.\n\n[tool call] read({"path":"notes.txt"})');
+    expect(replyText({ text: 'It is 5.' })).toBe('It is 5.');
   });
 });
 
@@ -81,11 +89,19 @@ describe('live sessions', () => {
     const journal = await RunJournal.open(runDir);
     await journal.append({ type: 'run-started', runId: 'r', recipeFile: 'x', recipe: {}, baseVersion: { version: 'base', sha256: 'a'.repeat(64) } });
     const fed: TrainSample[][] = [];
+    const rule = createTurnJudge({ prm: { kind: 'rule' }, hint: { kind: 'rule', min_chars: 10 } });
+    const asked: TurnJudgeInput[] = [];
     const live = new LiveSessions({
       runDir,
       runId: 'r',
       journal,
-      judge: createTurnJudge({ prm: { kind: 'rule' }, hint: { kind: 'rule', min_chars: 10 } }),
+      // The rule judge, with what it was asked kept.
+      judge: {
+        judgeTurn: (input) => {
+          asked.push(input);
+          return rule.judgeTurn(input);
+        },
+      },
       sampling: { countPromptTokens: async (messages) => messages.length * 10, maxPositions: 512 },
       feed: { add: (samples) => void fed.push([...samples]) },
       now,
@@ -94,7 +110,7 @@ describe('live sessions', () => {
         throw error;
       },
     });
-    return { journal, live, fed };
+    return { journal, live, fed, asked };
   }
 
   it('judges each reply by the next request, trains the judged ones, and journals the session at X-Session-Done without training its last reply', async () => {
@@ -125,6 +141,29 @@ describe('live sessions', () => {
     };
     expect(transcript.turns.map((t) => t.nextState)).toEqual([COMPLAINT, SAVE, null]);
     expect(transcript.turns[2]?.skipped).toMatch(/no next state/);
+  });
+
+  it('judges a tool call by the tool’s result, sees the call, and keeps the call in the transcript', async () => {
+    const { journal, live, asked } = await open(() => 0);
+    const h = { affinity: { sessionId: 'claw:0' } };
+    const q: ConversationMessage = { role: 'user', content: 'What does notes.txt say?' };
+    const call = { id: 'call_7', name: 'read', arguments: '{"path":"notes.txt"}' };
+    const called = served([q], '', { ...h, toolUse: use('auto') });
+    live.served({ ...called, response: { ...called.response, toolCalls: [call] } });
+    const result: ConversationMessage = { role: 'tool', content: 'The tide comes in at nine.', toolCallId: 'call_7' };
+    live.served(
+      served([q, { role: 'assistant', content: '', toolCalls: [call] }, result], 'It says the tide comes in at nine.', { ...h, toolUse: use('auto') }),
+    );
+    await live.closeAll();
+    expect(asked).toEqual([{ assistantOutput: '[tool call] read({"path":"notes.txt"})', nextState: '[tool result] The tide comes in at nine.' }]);
+    const done = journal.events.find((e) => e.type === 'session-completed');
+    const transcript = JSON.parse(await readFile(path.join(runDir, (done as { transcript: string }).transcript), 'utf8')) as {
+      turns: { reply: string; toolCalls?: unknown; nextState: string | null; judgment: { score: number } | null; user: string }[];
+    };
+    expect(transcript.turns[0]).toMatchObject({ reply: '', toolCalls: [call], nextState: '[tool result] The tide comes in at nine.', judgment: { score: 0 } });
+    expect(transcript.turns[1]).toMatchObject({ user: '[tool result] The tide comes in at nine.', nextState: null });
+    expect(transcript.turns[1]).not.toHaveProperty('toolCalls');
+    await journal.close();
   });
 
   it('judges a forced tool call but never trains it, and journals a quiet session after the idle time', async () => {

@@ -86,6 +86,17 @@ export function nextStateText(messages: readonly ConversationMessage[]): string 
     .join('\n\n');
 }
 
+/**
+ * What the judge reads of a reply: its text, then each tool it called, marked
+ * as such (`[tool call] read({"path":…})`). A bare call has no text, and the
+ * judge must see what the reply did to judge it by the tool's result (as
+ * OpenClaw-RL's PRM reads the reply rendered with its calls).
+ */
+export function replyText(response: Pick<TurnRecord['response'], 'text' | 'toolCalls'>): string {
+  const calls = (response.toolCalls ?? []).map((call) => `[tool call] ${call.name}(${call.arguments})`);
+  return [response.text, ...calls].filter((text) => text.trim() !== '').join('\n\n');
+}
+
 /** Why a served turn cannot be a train sample whatever its judgment, or undefined when it can. */
 export function untrainableReason(record: Pick<TurnRecord, 'toolUse' | 'messages'>): string | undefined {
   const choice = record.toolUse?.choice;
@@ -182,6 +193,7 @@ export class LiveSessions {
         inUserWords(record.messages.slice(record.messages.map((m) => m.role).lastIndexOf('assistant') + 1).filter((m) => m.role !== 'system')),
       ),
       reply: record.response.text,
+      ...(record.response.toolCalls && record.response.toolCalls.length > 0 ? { toolCalls: record.response.toolCalls } : {}),
       version: record.version,
       finishReason: record.response.finishReason,
       completionTokens: record.response.completionTokens,
@@ -248,7 +260,7 @@ export class LiveSessions {
       return;
     }
     const started = performance.now();
-    const judgment = await this.options.judge.judgeTurn({ assistantOutput: record.response.text, nextState });
+    const judgment = await this.options.judge.judgeTurn({ assistantOutput: replyText(record.response), nextState });
     session.judgeSeconds += (performance.now() - started) / 1000;
     const training = dispatchTurn(judgment);
     entry.judgment = { score: judgment.score, votes: judgment.votes, hint: judgment.hint, hintAccepted: judgment.hintAccepted, backends: judgment.backends };

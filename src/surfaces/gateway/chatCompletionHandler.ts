@@ -278,10 +278,9 @@ async function streamCompletion(
     sse.fail(toOpenAiError(error).toBody());
     return;
   }
-  // Tool calls come whole, after the text: the engines that make them do not stream them.
-  const toolCalls = result.toolCalls ?? [];
-  if (toolCalls.length > 0) {
-    sse.send(chatCompletionChunk(frame, { index: 0, delta: { tool_calls: toolCallDeltas(toolCalls) }, logprobs: null, finish_reason: null }, usageField));
+  // Tool calls come after the text, in OpenAI's pieces (toolCallDeltas): the engines that make them hand them over whole.
+  for (const piece of toolCallDeltas(result.toolCalls ?? [])) {
+    sse.send(chatCompletionChunk(frame, { index: 0, delta: { tool_calls: [piece] }, logprobs: null, finish_reason: null }, usageField));
   }
   sse.send(chatCompletionChunk(frame, { index: 0, delta: {}, logprobs: null, finish_reason: finishReasonOf(result, toolChoiceOf(prepared)) }, usageField));
   if (includeUsage) sse.send(chatCompletionChunk(frame, null, usageOf(result.promptTokens, result.completionTokens)));

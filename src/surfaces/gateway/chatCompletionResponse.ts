@@ -13,8 +13,14 @@ export type ChoiceLogprobs = { content: TokenLogprob[]; refusal: null };
 export type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 export type FinishReason = 'stop' | 'length' | 'tool_calls';
 export type ToolCallOut = { id: string; type: 'function'; function: { name: string; arguments: string } };
-/** A streamed call: OpenAI's `delta.tool_calls[]`, `index` telling calls apart (we send each call whole, in one delta). */
-export type ToolCallDelta = ToolCallOut & { index: number };
+/**
+ * A piece of a streamed call, OpenAI's `delta.tool_calls[]`: `index` tells the
+ * calls apart; a call's first piece names it (`id`, `type`, `function.name`,
+ * empty `arguments`), and the pieces after it carry only the next part of
+ * `function.arguments`.
+ */
+export type ToolCallDelta =
+  { index: number; id: string; type: 'function'; function: { name: string; arguments: string } } | { index: number; function: { arguments: string } };
 
 export type ChatCompletion = {
   id: string;
@@ -93,8 +99,27 @@ export function logprobsContent(tokens: GeneratedTokens, tokenizer: GatewayToken
 
 const toolCallOut = (call: ToolCall): ToolCallOut => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } });
 
+/**
+ * The arguments' JSON cut as a model writes it, a few characters at a time:
+ * each run of word characters, of white space, or of anything else is a piece
+ * (`{"`, `path`, `":"`, …), so no piece splits a code point.
+ */
+export function argumentPieces(json: string): string[] {
+  return json.match(/[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]+/gu) ?? [];
+}
+
+/**
+ * A reply's calls as OpenAI streams them, one delta per chunk: for each call
+ * in turn, its head (index, id, type, name, `arguments: ""`), then its
+ * arguments in pieces (argumentPieces). The engines that make calls hand
+ * them over whole, so the pieces are cut here; the client joins them back to
+ * the same string.
+ */
 export function toolCallDeltas(calls: readonly ToolCall[]): ToolCallDelta[] {
-  return calls.map((call, index) => ({ index, ...toolCallOut(call) }));
+  return calls.flatMap((call, index): ToolCallDelta[] => [
+    { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+    ...argumentPieces(call.arguments).map((piece) => ({ index, function: { arguments: piece } })),
+  ]);
 }
 
 /**

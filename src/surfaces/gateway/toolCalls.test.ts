@@ -13,6 +13,7 @@ import { startGateway, type Gateway } from './gatewayServer';
 import { ServingState } from '../../run/servingState';
 import { EngineDouble, ToolEngineDouble, WordTokenizerDouble } from './testing/engineDouble';
 import type { TurnRecord } from '../../run/turnLog';
+import { toolCallDeltas } from './chatCompletionResponse';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const MODEL = 'gatelab-policy';
@@ -173,7 +174,7 @@ describe('an engine that can call tools (as vLLM)', () => {
     expect(engine.toolCalls[0]?.toolUse).toMatchObject({ choice: { name: 'tool_3' }, parallelToolCalls: false });
   });
 
-  it('streams the call as delta.tool_calls with index, id, name and arguments; the SDK assembles it', async () => {
+  it("streams the call in OpenAI's pieces: index, id, type and name first, then the arguments split over chunks; the SDK assembles it", async () => {
     engine.preamble = 'let me check';
     const stream = await client.chat.completions.create({
       model: MODEL,
@@ -185,8 +186,15 @@ describe('an engine that can call tools (as vLLM)', () => {
     });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
+    // One piece of one call per chunk, as api.openai.com streams them.
+    expect(chunks.every((c) => (c.choices[0]?.delta.tool_calls?.length ?? 0) <= 1)).toBe(true);
     const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    expect(deltas).toEqual([{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }]);
+    expect(deltas[0]).toEqual({ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } });
+    const rest = deltas.slice(1);
+    expect(rest.length).toBeGreaterThan(2);
+    for (const piece of rest) expect(Object.keys(piece).sort()).toEqual(['function', 'index']);
+    expect(rest.every((piece) => piece.index === 0 && Object.keys(piece.function ?? {}).join() === 'arguments')).toBe(true);
+    expect(rest.map((piece) => piece.function?.arguments).join('')).toBe('{"city":"Paris"}');
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('let me check');
     expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)?.choices).toEqual([]);
@@ -217,6 +225,32 @@ describe('an engine that can call tools (as vLLM)', () => {
     const completion = await client.chat.completions.create({ model: MODEL, messages: toolHistory });
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
     expect(engine.toolCalls[0]?.toolUse).toEqual({ tools: [], choice: 'none', parallelToolCalls: null });
+  });
+});
+
+describe('streamed calls in pieces', () => {
+  it('gives each call its head, then its arguments in pieces that join back to the same string, calls in order by index', () => {
+    const calls = [
+      { id: 'call_a', name: 'read', arguments: '{"path": "/tmp/é 😀/notes.txt", "limit": 20}' },
+      { id: 'call_b', name: 'noop', arguments: '{}' },
+    ];
+    const deltas = toolCallDeltas(calls);
+    expect(deltas[0]).toEqual({ index: 0, id: 'call_a', type: 'function', function: { name: 'read', arguments: '' } });
+    const second = deltas.findIndex((d) => 'id' in d && d.id === 'call_b');
+    expect(deltas[second]).toEqual({ index: 1, id: 'call_b', type: 'function', function: { name: 'noop', arguments: '' } });
+    const first = deltas.slice(1, second);
+    expect(first.length).toBeGreaterThan(5);
+    expect(first.every((d) => !('id' in d) && d.index === 0)).toBe(true);
+    expect(first.map((d) => d.function.arguments).join('')).toBe(calls[0]!.arguments);
+    // No piece splits a code point (a surrogate pair stays whole).
+    expect(first.some((d) => d.function.arguments.includes('😀'))).toBe(true);
+    expect(
+      deltas
+        .slice(second + 1)
+        .map((d) => d.function.arguments)
+        .join(''),
+    ).toBe('{}');
+    expect(toolCallDeltas([{ id: 'c', name: 'f', arguments: '' }])).toEqual([{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '' } }]);
   });
 });
 
