@@ -13,9 +13,13 @@
  * version current when it arrived: it is sent under that name, so the
  * server computes it with that adapter whatever happens meanwhile, and the
  * reply says so. `setAdapter` loads the new version (after re-hashing its
- * bytes) and makes it current at once; the old one is unloaded when its last
- * request has finished — requests in flight finish on the old version,
- * new ones start on the new one, none waits and none is dropped.
+ * bytes) and makes it current at once — requests in flight finish on the old
+ * version, new ones start on the new one, none waits and none is dropped.
+ * The version current before stays loaded too (the server's `--max-loras 3`
+ * holds the zero adapter, it and the current one): a probe's rounds swap
+ * between the candidate and serving's version, and a rollback goes to the
+ * previous version, with no load. The one it replaces as the previous is
+ * unloaded when its last request has finished.
  */
 import { rm } from 'node:fs/promises';
 import type { z } from 'zod';
@@ -93,6 +97,8 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
   /** Versions loaded on the server, by version id. */
   readonly #loaded = new Map<string, Loaded>();
   #current: string = ZERO_ADAPTER_NAME;
+  /** The version current before the last swap: kept loaded for a swap back. */
+  #previous: string | null = null;
   /** The adapter ref of each loaded candidate version, to load it again after a restart. */
   readonly #refs = new Map<string, AdapterRef>();
   #pending = 0;
@@ -136,6 +142,7 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
         this.#refs.delete(version);
       }
     }
+    this.#previous = null;
     await this.#loadAdapter(ZERO_ADAPTER_NAME, this.options.zeroAdapterDir, 'setup');
     const zero = this.#loaded.get(ZERO_ADAPTER_NAME);
     this.#loaded.set(ZERO_ADAPTER_NAME, { name: ZERO_ADAPTER_NAME, dir: this.options.zeroAdapterDir, inFlight: zero?.inFlight ?? 0 });
@@ -206,9 +213,14 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     await response.body?.cancel();
   }
 
+  /** Versions that stay loaded whatever their traffic: the zero adapter, the current version and the previous one. */
+  #kept(version: string): boolean {
+    return version === ZERO_ADAPTER_NAME || version === this.#current || version === this.#previous;
+  }
+
   async #unload(version: string): Promise<void> {
     const loaded = this.#loaded.get(version);
-    if (!loaded || loaded.inFlight > 0 || version === this.#current || version === ZERO_ADAPTER_NAME) return;
+    if (!loaded || loaded.inFlight > 0 || this.#kept(version)) return;
     this.#loaded.delete(version);
     this.#refs.delete(version);
     await this.#unloadAdapter(loaded.name);
@@ -217,8 +229,8 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
 
   /**
    * Unloads a version once its last request is done, in turn with the swaps: a
-   * swap back to it (a probe's next round) then stages its folder after the
-   * unload has removed the old one, never while the removal runs.
+   * swap back to it then stages its folder after the unload has removed the
+   * old one, never while the removal runs.
    */
   #unloadInTurn(version: string): void {
     this.#swapQueue = this.#swapQueue.then(() => this.#unload(version)).catch(() => undefined);
@@ -234,19 +246,27 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     const previous = this.#current;
     const target = adapter?.version ?? ZERO_ADAPTER_NAME;
     if (target === previous) return target;
-    if (adapter) {
-      if (adapter.version === ZERO_ADAPTER_NAME) throw new EngineError('bad_adapter', `'${ZERO_ADAPTER_NAME}' is not an adapter version`);
-      if (!this.#loaded.has(adapter.version)) {
+    if (adapter?.version === ZERO_ADAPTER_NAME) throw new EngineError('bad_adapter', `'${ZERO_ADAPTER_NAME}' is not an adapter version`);
+    // The version kept as the previous one until now gives its place to `previous`; it
+    // goes first (now, if none of its requests is in flight), so the server never holds
+    // more adapters than its slots while `target` loads.
+    const replaced = this.#previous;
+    this.#previous = previous;
+    if (replaced !== null && replaced !== target) await this.#unload(replaced).catch(() => undefined);
+    if (adapter && !this.#loaded.has(adapter.version)) {
+      try {
         const dir = await stageAdapterFolder(adapter, this.options.workDir, this.options.modelDir);
         await this.#loadAdapter(adapter.version, dir, 'traffic');
         this.#loaded.set(adapter.version, { name: adapter.version, dir, inFlight: 0 });
         this.#refs.set(adapter.version, adapter);
+      } catch (error) {
+        // No swap: the current version stays, and so does the previous one if it is still loaded.
+        this.#previous = replaced !== null && this.#loaded.has(replaced) ? replaced : null;
+        throw error;
       }
     }
     // From here on, new requests are sent under the new name.
     this.#current = target;
-    // The old version goes once its last request is done (now, if none is in flight).
-    await this.#unload(previous).catch(() => undefined);
     return target;
   }
 
@@ -275,7 +295,7 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     } finally {
       loaded.inFlight -= 1;
       this.#pending -= 1;
-      if (loaded.inFlight === 0 && version !== this.#current) this.#unloadInTurn(version);
+      if (loaded.inFlight === 0 && !this.#kept(version)) this.#unloadInTurn(version);
     }
   }
 

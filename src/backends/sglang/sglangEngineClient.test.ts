@@ -164,9 +164,6 @@ class SglangStandIn {
   readonly calls: Call[] = [];
   readonly events: string[] = [];
   held: string | null = null;
-  /** When set, `/unload_lora_adapter` waits until `releaseUnload()`. */
-  holdUnload = false;
-  #releaseUnload: (() => void) | null = null;
   /** When set, `/generate` answers 400 with this message (as SGLang does for a prompt beyond the context). */
   refuseGenerate: string | null = null;
   #release: (() => void) | null = null;
@@ -188,11 +185,6 @@ class SglangStandIn {
     this.#release?.();
   }
 
-  releaseUnload(): void {
-    this.holdUnload = false;
-    this.#releaseUnload?.();
-  }
-
   async #answer(req: IncomingMessage): Promise<[number, unknown]> {
     let text = '';
     for await (const chunk of req) text += String(chunk);
@@ -205,7 +197,6 @@ class SglangStandIn {
       this.events.push(`load ${String(body.lora_name)} failed`);
       return [400, { success: false, error_message: `no adapter_config.json in ${String(body.lora_path)}`, loaded_adapters: {} }];
     }
-    if (route === '/unload_lora_adapter' && this.holdUnload) await new Promise<void>((resolve) => (this.#releaseUnload = resolve));
     if (route === '/load_lora_adapter' || route === '/unload_lora_adapter') {
       this.events.push(`${route === '/load_lora_adapter' ? 'load' : 'unload'} ${String(body.lora_name)}`);
       return [200, { success: true, error_message: null, loaded_adapters: {} }];
@@ -278,7 +269,7 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     if (standIn) await new Promise((resolve) => standIn?.server.close(resolve));
   });
 
-  it('sends prompt ids, raw log-prob fields and the version’s adapter with the token; a swap lets the request in flight finish on the old version, then unloads it', async () => {
+  it('sends prompt ids, raw log-prob fields and the version’s adapter with the token; a swap lets the request in flight finish on the old version', async () => {
     standIn = new SglangStandIn();
     const { client, modelDir } = await clientOf(standIn);
 
@@ -292,10 +283,8 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     expect(await client.setAdapter(v2)).toBe(v2.version);
     const fresh = await client.generate(request);
     expect(fresh.version).toBe(v2.version);
-    expect(standIn.events).not.toContain(`unload ${v1.version}`);
     standIn.release();
     expect((await old).version).toBe(v1.version);
-    await expect.poll(() => standIn?.events.includes(`unload ${v1.version}`)).toBe(true);
 
     expect(standIn.events).toEqual([
       'load base',
@@ -304,7 +293,6 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
       `load ${v2.version}`,
       `answered ${v2.version}`,
       `answered ${v1.version}`,
-      `unload ${v1.version}`,
     ]);
     const generate = standIn.calls.find((c) => c.route === '/generate');
     expect(generate?.body).toMatchObject({
@@ -319,34 +307,43 @@ describe('SglangEngineClient against a stand-in for SGLang’s routes', () => {
     expect(await client.countPromptTokens(request.messages)).toBe(3);
   }, 30_000);
 
-  it("swaps back to a version whose unload is still under way (a probe's next round) only after it, so its folder is whole when loaded", async () => {
+  it("keeps the previous version loaded, so a probe's rounds swap between candidate and serving with no load, and unloads the one a third version replaces once its last request is done", async () => {
     standIn = new SglangStandIn();
     const { client, modelDir } = await clientOf(standIn);
-    const candidate = await adapter(modelDir, 'v3', 3);
+    const serving = await adapter(modelDir, 'v3', 3);
+    const candidate = await adapter(modelDir, 'v4', 4);
+    const next = await adapter(modelDir, 'v5', 5);
+    expect(await client.setAdapter(serving)).toBe(serving.version);
+    // Three rounds, each the candidate's side then serving's, as EngineProbeSampler asks them.
+    for (let round = 0; round < 3; round++) {
+      expect(await client.setAdapter(candidate)).toBe(candidate.version);
+      expect((await client.generate(request)).version).toBe(candidate.version);
+      expect(await client.setAdapter(serving)).toBe(serving.version);
+      expect((await client.generate(request)).version).toBe(serving.version);
+    }
+    expect(standIn.events.filter((e) => e.startsWith('load') || e.startsWith('unload'))).toEqual([
+      'load base',
+      `load ${serving.version}`,
+      `load ${candidate.version}`,
+    ]);
+
+    // The next candidate replaces the old one as the version kept beside serving; one of
+    // the old candidate's requests is still in flight, so it goes when that is done.
     expect(await client.setAdapter(candidate)).toBe(candidate.version);
-    // A round's candidate request is in flight when the swap to serving's side comes.
     standIn.held = candidate.version;
     const arrived = standIn.heldArrived();
     const inFlight = client.generate(request);
     await arrived;
-    expect(await client.setAdapter(null)).toBe('base');
-    // Its last request ends: its unload starts and the server is slow to answer it.
-    standIn.holdUnload = true;
+    expect(await client.setAdapter(serving)).toBe(serving.version);
+    expect(await client.setAdapter(next)).toBe(next.version);
+    expect(standIn.events).not.toContain(`unload ${candidate.version}`);
     standIn.release();
-    await inFlight;
-    // The next round swaps back to it while the unload is still under way.
-    const again = client.setAdapter(candidate);
-    standIn.releaseUnload();
-    expect(await again).toBe(candidate.version);
-    expect(await client.setAdapter(candidate)).toBe(candidate.version); // in turn after everything before it
-    // After a server restart the client loads the current version from its folder again: it must still be there.
-    await client.restoreAdapters();
-    expect(standIn.events.filter((e) => e.includes(candidate.version) && !e.startsWith('held') && !e.startsWith('answered'))).toEqual([
-      `load ${candidate.version}`,
-      `unload ${candidate.version}`,
-      `load ${candidate.version}`,
-      `load ${candidate.version}`,
-    ]);
+    expect((await inFlight).version).toBe(candidate.version);
+    await expect.poll(() => standIn?.events.includes(`unload ${candidate.version}`)).toBe(true);
+    expect(standIn.events.filter((e) => e.startsWith('unload'))).toEqual([`unload ${candidate.version}`]);
+    // The version it replaced is loaded again when asked for (its folder staged anew).
+    expect(await client.setAdapter(candidate)).toBe(candidate.version);
+    expect(standIn.events.filter((e) => e === `load ${candidate.version}`)).toHaveLength(2);
   }, 30_000);
 
   it('refuses an adapter whose bytes do not hash to its sha256, without asking SGLang to load it', async () => {
