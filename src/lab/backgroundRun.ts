@@ -3,7 +3,7 @@
 // person may look at any run folder meanwhile. Opening another folder while
 // a run runs here moves that run to the background — its sessions, trainer,
 // gate and serving go on, untouched — and opening it again brings it back.
-// These rules decide, for an open, which run goes where; RunManager does it.
+// These rules decide, for an open, which run goes where; screenRuns.ts does it.
 import path from 'node:path';
 import { isLivePhase, type RunningRunView, type RunPhase } from '../contract';
 import type { JournalEvent } from '../core/journal/journalEvents';

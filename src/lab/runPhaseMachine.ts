@@ -1,7 +1,7 @@
 // The run's phase on the desktop, as a state machine: what each of a
 // person's requests (and each turn of the run's own life) does from each
 // phase. The phases and their groups are the contract's (runPhases.ts); the
-// manager (runManager.ts) does what these say.
+// manager's parts (runControls.ts, runLaunch.ts, runHold.ts) do what these say.
 import { inSessionLoop, isLivePhase, isPausePhase, isSettling, mayRunSession, type RunPhase } from '../contract';
 
 /** How the lab holds the run: its sessions run here, only its gate is open here, or nothing of it runs here. */
