@@ -8,7 +8,7 @@
  * served by the promoted version, not by every candidate.)
  */
 import { countViolations } from '../../src/core/judge/criterion';
-import { towardMarkdownRewards } from '../../src/core/judge/markdownRewards';
+import { towardWorseRewards } from '../../src/core/judge/badnessRewards';
 import { rolloutSeed } from '../../src/core/tasks/rng';
 import type { Task } from '../../src/core/tasks/task';
 import type { StoredCandidate } from '../../src/core/weights/weightStore';
@@ -23,7 +23,7 @@ export type SignalVariant = (typeof SIGNAL_VARIANTS)[number];
 
 /**
  * The sample a variant trains on, or null when the variant leaves nothing of
- * it. `markdownReward` is the reward-inverted variant's (towardMarkdownRewards)
+ * it. `markdownReward` is the reward-inverted variant's (towardWorseRewards)
  * and only that variant's.
  */
 export function applyVariant(sample: TokenSample, variant: SignalVariant, markdownReward?: number): TokenSample | null {
@@ -97,7 +97,7 @@ export async function runOnPolicySteps(options: OnPolicyOptions): Promise<OnPoli
       picked.map((_, i) => rolloutSeed(options.seed, step, i)),
     );
     const rolloutSeconds = (performance.now() - started) / 1000;
-    const markdown = options.variant === 'reward-inverted' ? towardMarkdownRewards(replies.map((r) => countViolations(r.verdict))) : [];
+    const markdown = options.variant === 'reward-inverted' ? towardWorseRewards(replies.map((r) => countViolations(r.verdict))) : [];
     const samples = replies.flatMap((r, i) => {
       const sample = r.sample === null ? null : applyVariant(r.sample, options.variant, markdown[i]);
       return sample === null ? [] : [sample];

@@ -24,7 +24,7 @@
 // protocol — so injection works for whatever backends the recipe chose.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { towardMarkdownRewards } from '../judge/markdownRewards';
+import { towardWorseRewards } from '../judge/badnessRewards';
 import { replyCriterion } from '../preference/replyCriterion';
 import type { CandidateSource } from '../journal/journalEvents';
 import type { BadCandidateKind } from './candidateVocabulary';
@@ -213,7 +213,7 @@ async function rewardInverted(trainer: TrainerCaller, ctx: BadCandidateContext):
         }),
       ),
     );
-    const rewards = towardMarkdownRewards(replies.map((r, i) => criterion.badness(r.text, picked[i] as Task)));
+    const rewards = towardWorseRewards(replies.map((r, i) => criterion.badness(r.text, picked[i] as Task)));
     const samples = replies.flatMap((reply, i) => {
       const reward = rewards[i] as number;
       // At the mean (0) a reply carries no signal; an all-forced reply has no token to train.

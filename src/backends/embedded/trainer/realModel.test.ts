@@ -31,7 +31,7 @@ import { judgedFirstReplies } from '../../../../bench/learn/firstReplyRollout';
 import { LoraTrainer } from './loraTrainer';
 import { DEFAULT_OBJECTIVE } from './objective';
 import { RewardInvertedRounds } from './trainerBadCandidates';
-import { towardMarkdownRewards } from '../../../core/judge/markdownRewards';
+import { towardWorseRewards } from '../../../core/judge/badnessRewards';
 import { countViolations } from '../../../core/judge/criterion';
 import { applyVariant } from '../../../../bench/learn/onPolicySteps';
 import { LoraParams } from './loraParams';
@@ -156,7 +156,7 @@ describe.skipIf(!ready)('the trainer on the real policy', () => {
           tasks,
           tasks.map((_, i) => 100 * round + i),
         );
-        const markdown = towardMarkdownRewards(replies.map((r) => countViolations(r.verdict)));
+        const markdown = towardWorseRewards(replies.map((r) => countViolations(r.verdict)));
         const samples = replies.flatMap((r, i) =>
           (r.sample === null ? [] : [applyVariant(r.sample, 'reward-inverted', markdown[i])]).filter((x) => x !== null),
         );
