@@ -26,9 +26,14 @@ function accepted(dir: string): number {
 test('the SmolLM2 preference run: its curve and the floor of its candidates, then the frozen control beside it in Compare', async ({ page, runLab }) => {
   const problems = watchConsole(page);
   await page.goto(runLab.url);
-  await page.getByTestId('open-run-input').setInputFiles([join(TRAINED, 'curve.csv'), join(TRAINED, 'gate.csv')]);
+  // The run's files with its journal: the tiles then speak of the preference its user stated.
+  await page.getByTestId('open-run-input').setInputFiles([join(TRAINED, 'curve.csv'), join(TRAINED, 'gate.csv'), join(TRAINED, 'journal.jsonl')]);
   const chart = page.getByTestId('curve-chart');
   await expect(chart).toHaveAttribute('data-points', '36');
+  await expect(page.getByTestId('tile-preference')).toContainText('“Please answer in one or two short sentences.”');
+  await expect(page.getByTestId('tile-floor')).toContainText('→');
+  await expect(page.getByTestId('tile-reply-chars')).toContainText('→');
+  await expect(page.locator('.tiles').getByText('Bold', { exact: true })).toHaveCount(0);
   expect(await clippedElements(page, ['.table-scroll'])).toEqual([]); // the sessions table scrolls sideways by design
   // The README's picture: the tiles and the whole learning curve (1280 wide, tall enough for the chart).
   await page.setViewportSize({ width: SMALL_WINDOW.width, height: 1100 });

@@ -82,7 +82,8 @@ export type RunSummary = z.infer<typeof RunSummary>;
  * Which experiment a curve belongs to, from its run's journal (the recipe the
  * run started with): the recipe's name, its seed, and its arm — `control`
  * for a run that serves the base model throughout to measure what training
- * adds, `trained` otherwise (and for a recipe that names no arm).
+ * adds, `trained` otherwise (and for a recipe that names no arm) — and the
+ * preference its user states, if any (the run's accept is that preference met).
  */
 export const RUN_ARMS = ['trained', 'control'] as const;
 export type RunArm = (typeof RUN_ARMS)[number];
@@ -90,6 +91,8 @@ export const RunProvenance = z.strictObject({
   recipe: z.string(),
   seed: z.number().int().nonnegative().nullable(),
   arm: z.enum(RUN_ARMS),
+  /** The preference the recipe's user states (its `preference.statement`); absent for a recipe with none. */
+  preference: z.string().optional(),
 });
 export type RunProvenance = z.infer<typeof RunProvenance>;
 

@@ -13,6 +13,13 @@ describe('a run folder’s provenance (recipe, seed, arm from its journal)', () 
     expect(provenanceOfRecipe({ name: 3, seed: -1 })).toEqual({ recipe: '—', seed: null, arm: 'trained' });
   });
 
+  it('reads the preference the recipe’s user states, and nothing from a preference without a statement', () => {
+    const preference = { rule: { kind: 'max_words', words: 25 }, statement: 'Please answer in one or two short sentences.' };
+    expect(provenanceOfRecipe({ name: 'p', seed: 2, preference })).toEqual({ recipe: 'p', seed: 2, arm: 'trained', preference: preference.statement });
+    expect(provenanceOfRecipe({ name: 'p', seed: 2, preference: { rule: preference.rule } })).toEqual({ recipe: 'p', seed: 2, arm: 'trained' });
+    expect(provenanceOfRecipe({ name: 'p', seed: 2, preference: 'short' })).toEqual({ recipe: 'p', seed: 2, arm: 'trained' });
+  });
+
   it('reads the first line only; no journal is no provenance; a first line that is not run-started is refused', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'gatelab-provenance-'));
     expect(await readRunProvenance(dir)).toBeUndefined();

@@ -12,12 +12,15 @@ import { journalFile } from '../core/journal/runJournal';
 /** The first line of a run-started event is a recipe: a few KB; more than this is not a journal's first line. */
 const MAX_FIRST_LINE = 4 * 1024 * 1024;
 
-/** The provenance a recorded recipe gives: its name, its seed, its arm (absent → trained). */
+const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {});
+
+/** The provenance a recorded recipe gives: its name, its seed, its arm (absent → trained), its stated preference. */
 export function provenanceOfRecipe(recipe: unknown): RunProvenance {
-  const fields = typeof recipe === 'object' && recipe !== null ? (recipe as Record<string, unknown>) : {};
+  const fields = fieldsOf(recipe);
   const name = typeof fields['name'] === 'string' ? fields['name'] : '—';
   const seed = typeof fields['seed'] === 'number' && Number.isInteger(fields['seed']) && fields['seed'] >= 0 ? fields['seed'] : null;
-  return { recipe: name, seed, arm: fields['arm'] === 'control' ? 'control' : 'trained' };
+  const statement = fieldsOf(fields['preference'])['statement'];
+  return { recipe: name, seed, arm: fields['arm'] === 'control' ? 'control' : 'trained', ...(typeof statement === 'string' ? { preference: statement } : {}) };
 }
 
 async function firstLine(file: string): Promise<string | undefined> {

@@ -6,8 +6,8 @@ const INPUT_ID = 'open-run-input';
 /**
  * The page's one file input: "Open run…" uses the File API in both modes
  * (Electron shows its native dialog for it). Pick a curve.csv and,
- * optionally, its gate.csv; while runs are compared, it adds one. Rendered
- * once, in App.
+ * optionally, its gate.csv and its journal.jsonl (which recipe, seed and arm
+ * the run is); while runs are compared, it adds one. Rendered once, in App.
  */
 export function OpenRunInput() {
   const openFiles = useRunStore((state) => state.openFiles);
@@ -16,7 +16,7 @@ export function OpenRunInput() {
       id={INPUT_ID}
       data-testid={INPUT_ID}
       type="file"
-      accept=".csv,text/csv"
+      accept=".csv,text/csv,.jsonl"
       multiple
       hidden
       onChange={(event) => {

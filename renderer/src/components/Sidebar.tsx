@@ -68,7 +68,8 @@ export function Sidebar() {
         )}
       </section>
       <section className="sidebar-foot muted small">
-        Open a run&apos;s <code>curve.csv</code> (and its <code>gate.csv</code>) with <em>Open run…</em> or drop them on the window.
+        Open a run&apos;s <code>curve.csv</code> (and its <code>gate.csv</code> and <code>journal.jsonl</code>) with <em>Open run…</em> or drop them on the
+        window.
       </section>
     </aside>
   );

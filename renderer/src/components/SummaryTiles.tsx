@@ -2,9 +2,19 @@ import type { LoadedRun, PublishedResult, ReferenceRunInfo } from '../../../src/
 import { windowMean } from '../lib/chartData';
 import { percent } from '../lib/format';
 
-function Tile({ label, value, detail, tone, testId }: { label: string; value: string; detail?: string; tone?: 'good' | 'bad' | 'warn'; testId?: string }) {
+type TileProps = {
+  label: string;
+  value: string;
+  detail?: string;
+  tone?: 'good' | 'bad' | 'warn';
+  testId?: string;
+  /** A sentence, not a figure: smaller, and it wraps. */
+  words?: boolean;
+};
+
+function Tile({ label, value, detail, tone, testId, words = false }: TileProps) {
   return (
-    <div className={`tile${tone === undefined ? '' : ` tile-${tone}`}`} data-testid={testId}>
+    <div className={`tile${tone === undefined ? '' : ` tile-${tone}`}${words ? ' tile-words' : ''}`} data-testid={testId}>
       <div className="tile-label">{label}</div>
       <div className="tile-value">{value}</div>
       {detail !== undefined && <div className="tile-detail">{detail}</div>}
@@ -12,10 +22,43 @@ function Tile({ label, value, detail, tone, testId }: { label: string; value: st
   );
 }
 
-function trend(run: LoadedRun, key: 'bold' | 'list' | 'style_clean'): string {
+function trend(run: LoadedRun, key: 'bold' | 'list' | 'style_clean' | 'no_gold_answer'): string {
   const first = windowMean(run.sessions, key, 10, 'start');
   const last = windowMean(run.sessions, key, 10, 'end');
   return `${percent(first)} → ${percent(last)}`;
+}
+
+function charsTrend(run: LoadedRun): string {
+  const chars = (from: 'start' | 'end') => {
+    const mean = windowMean(run.sessions, 'first_reply_chars', 10, from);
+    return mean === null ? '—' : Math.round(mean).toString();
+  };
+  return `${chars('start')} → ${chars('end')}`;
+}
+
+/**
+ * What the first replies did, in the run's own terms: under a stated
+ * preference (no style markers are judged, so bold and lists say nothing) the
+ * preference itself, how often the floor was missed and how long the first
+ * replies were; otherwise the markdown the homework recipe's user complains of.
+ */
+function ReplyTiles({ run }: { run: LoadedRun }) {
+  const preference = run.provenance?.preference;
+  if (preference !== undefined)
+    return (
+      <>
+        <Tile testId="tile-preference" label="Stated preference" value={`“${preference}”`} words detail="the user's words; Accept is it met, with the floor" />
+        <Tile testId="tile-floor" label="Floor missed" value={trend(run, 'no_gold_answer')} detail="first 10 → last 10 sessions" />
+        <Tile testId="tile-reply-chars" label="First reply (chars)" value={charsTrend(run)} detail="mean, first 10 → last 10 sessions" />
+      </>
+    );
+  return (
+    <>
+      <Tile label="Bold" value={trend(run, 'bold')} detail="first 10 → last 10 sessions" />
+      <Tile label="List" value={trend(run, 'list')} detail="first 10 → last 10 sessions" />
+      <Tile label="Style-clean" value={trend(run, 'style_clean')} detail="first 10 → last 10 sessions" />
+    </>
+  );
 }
 
 /**
@@ -65,9 +108,7 @@ export function SummaryTiles({ run, published, reference }: { run: LoadedRun; pu
         }
         tone="warn"
       />
-      <Tile label="Bold" value={trend(run, 'bold')} detail="first 10 → last 10 sessions" />
-      <Tile label="List" value={trend(run, 'list')} detail="first 10 → last 10 sessions" />
-      <Tile label="Style-clean" value={trend(run, 'style_clean')} detail="first 10 → last 10 sessions" />
+      <ReplyTiles run={run} />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import type { LoadedRun, RunFileText, RunSummary } from '../../../src/contract/r
 import { getLab } from '../api/labClient';
 import { csvExcerpt } from '../lib/csvExcerpt';
 import type { CsvExcerpt } from '../lib/csvExcerpt';
-import { readRunFiles } from '../lib/readRunFiles';
+import { readJournalFirstLine, readRunFiles } from '../lib/readRunFiles';
 
 export interface RunLoadError {
   title: string;
@@ -61,15 +61,19 @@ export const useRunStore = create<RunState>()((set) => {
       const lab = getLab();
       if (lab === null) return;
       const names = picked.map((file) => file.name).join(' + ') || 'the chosen files';
+      // A run's journal picked beside its curve says which recipe, seed and arm it is (and its stated preference).
+      const journal = picked.find((file) => file.name.endsWith('.jsonl'));
       let files: RunFileText[];
+      let journalFirstLine: string | undefined;
       try {
-        files = await readRunFiles(picked);
+        files = await readRunFiles(picked.filter((file) => file !== journal));
+        journalFirstLine = journal === undefined ? undefined : await readJournalFirstLine(journal);
       } catch (error) {
         latestRequest++;
         set({ status: 'error', run: null, error: describeLoadError(`Could not open ${names}`, error, null) });
         return;
       }
-      await load(`Could not open ${names}`, files, () => lab.runs.openFiles({ files }));
+      await load(`Could not open ${names}`, files, () => lab.runs.openFiles({ files, ...(journalFirstLine === undefined ? {} : { journalFirstLine }) }));
     },
     recordLoaded(summaries) {
       set((state) => ({ history: [...[...summaries].reverse(), ...state.history].slice(0, MAX_HISTORY) }));
