@@ -16,11 +16,21 @@ const CONTROL = join(RUNS, 'control-seed-2');
 
 test.use({ labFor: 'preferenceRun', viewport: SMALL_WINDOW });
 
-/** The sessions a run's curve.csv accepted, as written. */
-function accepted(dir: string): number {
+/** A column of a run's curve.csv, as written. */
+function curveColumn(dir: string, name: string): number[] {
   const [header, ...rows] = readFileSync(join(dir, 'curve.csv'), 'utf8').trim().split('\n');
-  const column = header!.split(',').indexOf('accept');
-  return rows.filter((row) => row.split(',')[column] === '1').length;
+  const column = header!.split(',').indexOf(name);
+  return rows.map((row) => Number(row.split(',')[column]));
+}
+
+/** The sessions a run's curve.csv accepted. */
+const accepted = (dir: string): number => curveColumn(dir, 'accept').filter((x) => x === 1).length;
+
+/** A column's mean over the first 10 and the last 10 sessions. */
+function firstAndLast10(dir: string, name: string): [number, number] {
+  const values = curveColumn(dir, name);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return [mean(values.slice(0, 10)), mean(values.slice(-10))];
 }
 
 test('the SmolLM2 preference run: its curve and the floor of its candidates, then the frozen control beside it in Compare', async ({ page, runLab }) => {
@@ -31,8 +41,10 @@ test('the SmolLM2 preference run: its curve and the floor of its candidates, the
   const chart = page.getByTestId('curve-chart');
   await expect(chart).toHaveAttribute('data-points', '36');
   await expect(page.getByTestId('tile-preference')).toContainText('“Please answer in one or two short sentences.”');
-  await expect(page.getByTestId('tile-floor')).toContainText('→');
-  await expect(page.getByTestId('tile-reply-chars')).toContainText('→');
+  const [missedFirst, missedLast] = firstAndLast10(TRAINED, 'no_gold_answer');
+  await expect(page.getByTestId('tile-floor')).toContainText(`${Math.round(missedFirst * 100)}% → ${Math.round(missedLast * 100)}%`);
+  const [charsFirst, charsLast] = firstAndLast10(TRAINED, 'first_reply_chars');
+  await expect(page.getByTestId('tile-reply-chars')).toContainText(`${Math.round(charsFirst)} → ${Math.round(charsLast)}`);
   await expect(page.locator('.tiles').getByText('Bold', { exact: true })).toHaveCount(0);
   expect(await clippedElements(page, ['.table-scroll'])).toEqual([]); // the sessions table scrolls sideways by design
   // The README's picture: the tiles and the whole learning curve (1280 wide, tall enough for the chart).

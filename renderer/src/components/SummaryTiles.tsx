@@ -22,19 +22,16 @@ function Tile({ label, value, detail, tone, testId, words = false }: TileProps) 
   );
 }
 
-function trend(run: LoadedRun, key: 'bold' | 'list' | 'style_clean' | 'no_gold_answer'): string {
-  const first = windowMean(run.sessions, key, 10, 'start');
-  const last = windowMean(run.sessions, key, 10, 'end');
-  return `${percent(first)} → ${percent(last)}`;
+/** A column's mean over the first 10 sessions → over the last 10, each written by `format`. */
+function firstToLast(
+  run: LoadedRun,
+  key: 'bold' | 'list' | 'style_clean' | 'no_gold_answer' | 'first_reply_chars',
+  format: (mean: number | null) => string = percent,
+): string {
+  return `${format(windowMean(run.sessions, key, 10, 'start'))} → ${format(windowMean(run.sessions, key, 10, 'end'))}`;
 }
 
-function charsTrend(run: LoadedRun): string {
-  const chars = (from: 'start' | 'end') => {
-    const mean = windowMean(run.sessions, 'first_reply_chars', 10, from);
-    return mean === null ? '—' : Math.round(mean).toString();
-  };
-  return `${chars('start')} → ${chars('end')}`;
-}
+const chars = (mean: number | null): string => (mean === null ? '—' : Math.round(mean).toString());
 
 /**
  * What the first replies did, in the run's own terms: under a stated
@@ -48,15 +45,20 @@ function ReplyTiles({ run }: { run: LoadedRun }) {
     return (
       <>
         <Tile testId="tile-preference" label="Stated preference" value={`“${preference}”`} words detail="the user's words; Accept is it met, with the floor" />
-        <Tile testId="tile-floor" label="Floor missed" value={trend(run, 'no_gold_answer')} detail="first 10 → last 10 sessions" />
-        <Tile testId="tile-reply-chars" label="First reply (chars)" value={charsTrend(run)} detail="mean, first 10 → last 10 sessions" />
+        <Tile testId="tile-floor" label="Floor missed" value={firstToLast(run, 'no_gold_answer')} detail="first 10 → last 10 sessions" />
+        <Tile
+          testId="tile-reply-chars"
+          label="First reply (chars)"
+          value={firstToLast(run, 'first_reply_chars', chars)}
+          detail="mean, first 10 → last 10 sessions"
+        />
       </>
     );
   return (
     <>
-      <Tile label="Bold" value={trend(run, 'bold')} detail="first 10 → last 10 sessions" />
-      <Tile label="List" value={trend(run, 'list')} detail="first 10 → last 10 sessions" />
-      <Tile label="Style-clean" value={trend(run, 'style_clean')} detail="first 10 → last 10 sessions" />
+      <Tile label="Bold" value={firstToLast(run, 'bold')} detail="first 10 → last 10 sessions" />
+      <Tile label="List" value={firstToLast(run, 'list')} detail="first 10 → last 10 sessions" />
+      <Tile label="Style-clean" value={firstToLast(run, 'style_clean')} detail="first 10 → last 10 sessions" />
     </>
   );
 }
