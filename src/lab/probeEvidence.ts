@@ -16,7 +16,7 @@ const replySchema = z.looseObject({
   gold: z.number(),
   seed: z.int().min(0),
   text: z.string(),
-  finishReason: z.enum(['stop', 'length']),
+  finishReason: z.enum(['stop', 'length', 'settled']),
   completionTokens: z.int().min(0),
   verdict: storedVerdictSchema,
 });

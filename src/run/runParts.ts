@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { EngineProbeSampler } from '../core/gate/probeRunner';
+import { replyCriterion } from '../core/preference/replyCriterion';
 import type { ReleaseGate } from '../core/gate/releaseGate';
 import type { RunJournal } from '../core/journal/runJournal';
 import type { GatewayTokenizer } from '../core/protocols/gatewayTokenizer';
@@ -66,7 +67,7 @@ export async function startRunParts(input: RunPartsInput): Promise<RunParts> {
         throw new Error(`the policy at ${policy.modelDir} (base ${engine.info.baseSha256.slice(0, 12)}…) is not the one this run started on`);
       }
     }
-    const sampler = new EngineProbeSampler(probe!.client, input.tasks.probe, recipe.gate.probe.sampling);
+    const sampler = new EngineProbeSampler(probe!.client, input.tasks.probe, recipe.gate.probe.sampling, replyCriterion(recipe.preference));
     if (input.gateOnly || !serving) {
       gate.attach({ probe: sampler });
       gate.kick();

@@ -92,6 +92,9 @@ export function engineErrorMessage(text: string): string {
   return text.slice(0, 500);
 }
 
+/** The rejection of a request its caller stopped (EngineClient.generate's `stop`). */
+export const stoppedError = (route: string): EngineError => new EngineError('stopped', `${route}: stopped by the caller`);
+
 export abstract class RuntimeLoraEngineClient implements EngineClient {
   readonly info: EngineInfo;
   /** Versions loaded on the server, by version id. */
@@ -116,6 +119,22 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
 
   /** One generation on the adapter the server knows as `servedName`, which is `version`. */
   protected abstract generateOn(servedName: string, version: string, request: GenerateRequest): Promise<GenerateResult>;
+  /**
+   * A generation the caller may stop (EngineClient.generate): a server that streams
+   * overrides this to stop decoding when `stop` aborts; this one cannot, so it
+   * finishes the reply and hands it over whole.
+   */
+  protected async generateStoppable(
+    servedName: string,
+    version: string,
+    request: GenerateRequest,
+    _stop: AbortSignal,
+    onTokens?: (tokens: GeneratedTokens) => void,
+  ): Promise<GenerateResult> {
+    const result = await this.generateOn(servedName, version, request);
+    onTokens?.(result);
+    return result;
+  }
   abstract countPromptTokens(messages: readonly ChatMessage[]): Promise<number>;
 
   /** The server's own endpoint and token (bench:vllm measures the gateway against it). */
@@ -154,16 +173,19 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
   }
 
   /** POST with the per-launch token; a connection that fails becomes an EngineError naming the route. */
-  protected async post(route: string, body: unknown, timeoutMs = 60_000, during: RequestPhase = 'traffic'): Promise<Response> {
+  /** POSTs to the server; `stop` aborting ends the request (and its answer's body) with `stopped`. */
+  protected async post(route: string, body: unknown, timeoutMs = 60_000, during: RequestPhase = 'traffic', stop?: AbortSignal): Promise<Response> {
     if (during === 'traffic') await this.options.server.ready();
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
       return await fetch(`${this.options.endpoint.baseUrl}${route}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.options.endpoint.apiKey}` },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       });
     } catch (error) {
+      if (stop?.aborted) throw stoppedError(route);
       const cause = (error as { cause?: { message?: string } }).cause?.message;
       throw new EngineError('engine_error', `${route}: the ${this.engineName} server did not answer: ${(error as Error).message}${cause ? ` (${cause})` : ''}`);
     }
@@ -270,8 +292,9 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     return target;
   }
 
-  generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult> {
-    return this.generateOnCurrent((servedName, version) => this.generateOn(servedName, version, request), onTokens);
+  generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void, stop?: AbortSignal): Promise<GenerateResult> {
+    if (stop === undefined) return this.generateOnCurrent((servedName, version) => this.generateOn(servedName, version, request), onTokens);
+    return this.generateOnCurrent((servedName, version) => this.generateStoppable(servedName, version, request, stop, onTokens));
   }
 
   /**

@@ -24,18 +24,27 @@ import {
   type ConversationMessage,
   type GenerateRequest,
   type GenerateResult,
+  type GeneratedTokens,
   type ToolCallingEngine,
   type ToolDefinition,
   type ToolGenerateRequest,
   type ToolUse,
 } from '../../core/protocols/engineProtocol';
 import { ZERO_ADAPTER_NAME } from '../httpEngine/loraFolders';
-import { RuntimeLoraEngineClient, type EngineEndpoint, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
+import { RuntimeLoraEngineClient, stoppedError, type EngineEndpoint, type RuntimeLoraEngineOptions } from '../httpEngine/runtimeLoraEngineClient';
+import { sseData } from '../httpEngine/sseData';
 
 export type VllmEndpoint = EngineEndpoint;
 
 const tokenIdLabel = z.string().regex(/^token_id:\d+$/);
 const idOf = (label: string): number => Number(tokenIdLabel.parse(label).slice('token_id:'.length));
+
+const logprobEntrySchema = z.looseObject({
+  token: z.string(),
+  logprob: z.number(),
+  top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })),
+});
+type LogprobEntry = z.infer<typeof logprobEntrySchema>;
 
 const chatResponseSchema = z.looseObject({
   model: z.string(),
@@ -49,22 +58,47 @@ const chatResponseSchema = z.looseObject({
         }),
         finish_reason: z.string().nullable(),
         token_ids: z.array(z.int().min(0)).nullable().optional(),
-        logprobs: z.looseObject({
-          content: z.array(
-            z.looseObject({
-              token: z.string(),
-              logprob: z.number(),
-              top_logprobs: z.array(z.looseObject({ token: z.string(), logprob: z.number() })),
-            }),
-          ),
-        }),
+        logprobs: z.looseObject({ content: z.array(logprobEntrySchema) }),
       }),
     )
     .length(1),
   usage: z.looseObject({ prompt_tokens: z.int().nonnegative(), completion_tokens: z.int().nonnegative() }),
 });
 
+/** One event of a streamed chat completion: a delta of the one choice, or (last) the usage alone. */
+const chatChunkSchema = z.looseObject({
+  model: z.string(),
+  prompt_token_ids: z.array(z.int().min(0)).nullish(),
+  choices: z
+    .array(
+      z.looseObject({
+        delta: z.looseObject({ content: z.string().nullish() }),
+        finish_reason: z.string().nullish(),
+        token_ids: z.array(z.int().min(0)).nullish(),
+        logprobs: z.looseObject({ content: z.array(logprobEntrySchema).nullish() }).nullish(),
+      }),
+    )
+    .max(1),
+  usage: z.looseObject({ prompt_tokens: z.int().nonnegative(), completion_tokens: z.int().nonnegative() }).nullish(),
+});
+
 const tokenizeResponseSchema = z.looseObject({ count: z.int().nonnegative() });
+
+/** The tokens of log-prob entries as the protocol reports them: ids, raw log-probs and the true top-K. */
+function tokensOf(content: readonly LogprobEntry[], k: number): GeneratedTokens & { text: '' } {
+  const best = content.map((c) => {
+    const byId = new Map<number, number>();
+    for (const t of c.top_logprobs) byId.set(idOf(t.token), t.logprob);
+    return [...byId.entries()].sort((a, b) => b[1] - a[1]).slice(0, k);
+  });
+  return {
+    tokenIds: content.map((c) => idOf(c.token)),
+    text: '',
+    logprobs: content.map((c) => c.logprob),
+    topIds: best.map((entries) => entries.map(([id]) => id)),
+    topLogprobs: best.map((entries) => entries.map(([, logprob]) => logprob)),
+  };
+}
 
 /** The engine protocol's messages in OpenAI's form (assistant `tool_calls`, tool `tool_call_id`). */
 function openAiMessages(messages: readonly ConversationMessage[]): unknown[] {
@@ -94,6 +128,28 @@ function toolFields(toolUse: ToolUse): Record<string, unknown> {
   };
 }
 
+/** A chat completion's request body: the sampling, and what the trainer needs back (ids, raw log-probs, the top-K). */
+function chatBody(servedName: string, request: GenerateRequest | ToolGenerateRequest): Record<string, unknown> {
+  const { sampling } = request;
+  const conversation = 'toolUse' in request ? { messages: openAiMessages(request.messages), ...toolFields(request.toolUse) } : { messages: request.messages };
+  return {
+    model: servedName,
+    ...conversation,
+    temperature: sampling.temperature,
+    top_p: sampling.topP,
+    // vLLM: -1 (or 0) disables top-k.
+    top_k: sampling.topK > 0 ? sampling.topK : -1,
+    max_tokens: sampling.maxTokens,
+    seed: request.seed,
+    logprobs: true,
+    // vLLM lists the sampled token first, then the best others: one more than K, sorted, gives the true top-K.
+    top_logprobs: request.logprobsTopK > 0 ? request.logprobsTopK + 1 : 0,
+    return_tokens_as_token_ids: true,
+    return_token_ids: true,
+    skip_special_tokens: true,
+  };
+}
+
 export type VllmEngineClientOptions = RuntimeLoraEngineOptions;
 
 export class VllmEngineClient extends RuntimeLoraEngineClient {
@@ -117,31 +173,73 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
 
   async #chat(servedName: string, version: string, request: GenerateRequest | ToolGenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
-    const { sampling } = request;
-    const conversation = 'toolUse' in request ? { messages: openAiMessages(request.messages), ...toolFields(request.toolUse) } : { messages: request.messages };
-    const data = await this.postParsed(
-      '/v1/chat/completions',
-      {
-        model: servedName,
-        ...conversation,
-        temperature: sampling.temperature,
-        top_p: sampling.topP,
-        // vLLM: -1 (or 0) disables top-k.
-        top_k: sampling.topK > 0 ? sampling.topK : -1,
-        max_tokens: sampling.maxTokens,
-        seed: request.seed,
-        logprobs: true,
-        // vLLM lists the sampled token first, then the best others: one more than K, sorted, gives the true top-K.
-        top_logprobs: request.logprobsTopK > 0 ? request.logprobsTopK + 1 : 0,
-        return_tokens_as_token_ids: true,
-        return_token_ids: true,
-        skip_special_tokens: true,
-        stream: false,
-      },
-      chatResponseSchema,
-      this.options.requestTimeoutMs ?? 900_000,
-    );
+    const data = await this.postParsed('/v1/chat/completions', { ...chatBody(servedName, request), stream: false }, chatResponseSchema, this.#timeoutMs);
     return this.#toResult(data, servedName, version, request, performance.now() - started);
+  }
+
+  /**
+   * The same completion streamed, so that the caller can stop it: each event's tokens
+   * go to `onTokens` as vLLM decodes them, and when `stop` aborts, the connection
+   * closes, which makes vLLM abort the request (it stops decoding it). The events are
+   * put back together into the answer `#chat` reads, so both give the same result.
+   */
+  protected override async generateStoppable(
+    servedName: string,
+    version: string,
+    request: GenerateRequest,
+    stop: AbortSignal,
+    onTokens?: (tokens: GeneratedTokens) => void,
+  ): Promise<GenerateResult> {
+    const started = performance.now();
+    const route = '/v1/chat/completions';
+    const body = { ...chatBody(servedName, request), stream: true, stream_options: { include_usage: true } };
+    const response = await this.post(route, body, this.#timeoutMs, 'traffic', stop);
+    if (!response.ok || response.body === null) throw await this.failure(route, response);
+    let model = '';
+    let promptIds: number[] | null = null;
+    let text = '';
+    let finishReason: string | null = null;
+    let usage: z.infer<typeof chatChunkSchema>['usage'] = null;
+    const content: LogprobEntry[] = [];
+    const tokenIds: number[] = [];
+    try {
+      for await (const data of sseData(response.body)) {
+        const event: unknown = JSON.parse(data);
+        const failed = z.looseObject({ error: z.looseObject({ message: z.string() }) }).safeParse(event);
+        if (failed.success) throw new EngineError('engine_error', `${route}: vLLM failed mid-reply: ${failed.data.error.message}`);
+        const chunk = chatChunkSchema.safeParse(event);
+        if (!chunk.success)
+          throw new EngineError('engine_error', `vLLM's streamed ${route} event is not what GateLab reads: ${chunk.error.issues[0]?.message ?? ''}`);
+        model = chunk.data.model;
+        promptIds ??= chunk.data.prompt_token_ids ?? null;
+        usage = chunk.data.usage ?? usage;
+        const choice = chunk.data.choices[0];
+        if (!choice) continue;
+        const entries = choice.logprobs?.content ?? [];
+        const piece = choice.delta.content ?? '';
+        text += piece;
+        content.push(...entries);
+        tokenIds.push(...(choice.token_ids ?? []));
+        finishReason = choice.finish_reason ?? finishReason;
+        if (entries.length > 0 || piece !== '') onTokens?.({ ...tokensOf(entries, request.logprobsTopK), text: piece });
+      }
+    } catch (error) {
+      if (stop.aborted) throw stoppedError(route);
+      throw error;
+    }
+    if (stop.aborted) throw stoppedError(route);
+    const assembled = chatResponseSchema.safeParse({
+      model,
+      prompt_token_ids: promptIds,
+      choices: [{ message: { content: text }, finish_reason: finishReason, token_ids: tokenIds, logprobs: { content } }],
+      usage,
+    });
+    if (!assembled.success) throw new EngineError('engine_error', `vLLM's streamed ${route} answer is incomplete: ${assembled.error.issues[0]?.message ?? ''}`);
+    return this.#toResult(assembled.data, servedName, version, request, performance.now() - started);
+  }
+
+  get #timeoutMs(): number {
+    return this.options.requestTimeoutMs ?? 900_000;
   }
 
   #toResult(
@@ -159,24 +257,15 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
     const finishReason =
       choice.finish_reason === 'stop' || choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason === 'length' ? 'length' : null;
     if (!finishReason) throw new EngineError('engine_error', `vLLM finished the reply with ${JSON.stringify(choice.finish_reason)}`);
-    const content = choice.logprobs.content;
-    const tokenIds = content.map((c) => idOf(c.token));
+    const { tokenIds, logprobs, topIds, topLogprobs } = tokensOf(choice.logprobs.content, request.logprobsTopK);
     if (choice.token_ids && choice.token_ids.join(',') !== tokenIds.join(',')) {
       throw new EngineError('engine_error', 'vLLM returned token ids that disagree with its log-probs');
     }
-    const k = request.logprobsTopK;
-    const best = content.map((c) => {
-      const byId = new Map<number, number>();
-      for (const t of c.top_logprobs) byId.set(idOf(t.token), t.logprob);
-      return [...byId.entries()].sort((a, b) => b[1] - a[1]).slice(0, k);
-    });
-    const topIds = best.map((entries) => entries.map(([id]) => id));
-    const topLogprobs = best.map((entries) => entries.map(([, logprob]) => logprob));
     const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
     return {
       tokenIds,
       text: choice.message.content ?? '',
-      logprobs: content.map((c) => c.logprob),
+      logprobs,
       topIds,
       topLogprobs,
       finishReason,

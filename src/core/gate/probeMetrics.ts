@@ -25,7 +25,8 @@ export type ProbeReply = {
   mentions?: string[];
   seed: number;
   text: string;
-  finishReason: 'stop' | 'length';
+  /** `settled`: the probe stopped decoding it once its verdict could no longer change (ReplyCriterion.settledSoFar). */
+  finishReason: 'stop' | 'length' | 'settled';
   completionTokens: number;
 };
 
@@ -35,14 +36,15 @@ export type JudgedProbeReply = ProbeReply & { verdict: Verdict; settled: boolean
 /** The reply judged as the run's sessions are (the pass criterion, or the recipe's stated preference). */
 export function judgeProbeReply(reply: ProbeReply, criterion: ReplyCriterion = passCriterion): JudgedProbeReply {
   const verdict = criterion.judge(reply.text, { answer: reply.gold, ...(reply.mentions ? { mentions: reply.mentions } : {}) });
-  return { ...reply, verdict, settled: reply.finishReason === 'stop' || criterion.settledWhenCut(verdict) };
+  return { ...reply, verdict, settled: reply.finishReason !== 'length' || criterion.settledWhenCut(verdict) };
 }
 
 /**
  * answered: a non-empty reply that ended on its own. A reply cut at max_tokens
  * is not an answer — the probe's max_tokens is set high enough that a healthy
  * policy always finishes, so truncation is the candidate's fault (a runaway),
- * never the probe's (Reef's 96-token probe scored truncation).
+ * never the probe's (Reef's 96-token probe scored truncation). Nor is one the
+ * probe stopped as settled: it had not ended when its verdict was already lost.
  */
 export function isAnswered(reply: JudgedProbeReply): boolean {
   return reply.verdict.reason !== 'no-reply' && reply.finishReason === 'stop';

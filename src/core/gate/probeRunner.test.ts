@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AdapterRef, EngineClient, GenerateRequest, GenerateResult } from '../protocols/engineProtocol';
+import { replyCriterion } from '../preference/replyCriterion';
+import { EngineError, type AdapterRef, type EngineClient, type GeneratedTokens, type GenerateRequest, type GenerateResult } from '../protocols/engineProtocol';
 import type { Task } from '../tasks/task';
 import { EngineProbeSampler, problemSeed } from './probeRunner';
 
@@ -66,5 +67,66 @@ describe('EngineProbeSampler.sampleRound', () => {
       ['probe-01', 'reply of base', ['w']],
       ['probe-02', 'reply of base', ['w']],
     ]);
+  });
+});
+
+/**
+ * An engine double that streams a fixed reply a word at a time, one word per
+ * turn of the event loop, and stops when told (or, `canStop` false, finishes anyway).
+ */
+class StreamingEngine {
+  decoded = 0;
+  constructor(
+    private readonly words: string[],
+    private readonly canStop: boolean,
+  ) {}
+  setAdapter(adapter: AdapterRef | null): Promise<string> {
+    return Promise.resolve(adapter?.version ?? 'base');
+  }
+  async generate(_request: GenerateRequest, onTokens?: (t: GeneratedTokens) => void, stop?: AbortSignal): Promise<GenerateResult> {
+    for (const [i, word] of this.words.entries()) {
+      if (this.canStop && stop?.aborted) throw new EngineError('stopped', 'stopped by the caller');
+      await Promise.resolve();
+      this.decoded += 1;
+      onTokens?.({ tokenIds: [i], text: i === 0 ? word : ` ${word}`, logprobs: [0], topIds: [[]], topLogprobs: [[]] });
+    }
+    return { text: this.words.join(' '), version: 'v3', finishReason: 'length', completionTokens: this.words.length } as unknown as GenerateResult;
+  }
+}
+
+describe('EngineProbeSampler stops a reply once its verdict is settled', () => {
+  const words = 'A volcano is a mountain that erupts with lava and ash and smoke'.split(' ');
+  const sampling = { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 64 };
+  const criterion = replyCriterion({ rule: { kind: 'max_words', words: 3 }, statement: 'Please keep it very short.' });
+  const volcano = { ...task(1), mentions: ['volcano'] };
+
+  it('stops decoding after the word that broke the rule once the topic is named, and keeps what it had', async () => {
+    const engine = new StreamingEngine(words, true);
+    const sampler = new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling, criterion);
+    const {
+      candidate: [reply],
+    } = await sampler.sampleRound(candidate, candidate, 7);
+    // "A volcano is a" breaks "at most 3"; the next word ends "a", and the stop is seen before the one after.
+    expect(reply?.finishReason).toBe('settled');
+    expect(reply?.text).toBe('A volcano is a mountain');
+    expect(reply?.completionTokens).toBe(5);
+    expect(criterion.judge(reply!.text, volcano).failures).toEqual(criterion.judge(words.join(' '), volcano).failures);
+  });
+
+  it('takes the whole reply from an engine that cannot stop', async () => {
+    const engine = new StreamingEngine(words, false);
+    const sampler = new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling, criterion);
+    const {
+      candidate: [reply],
+    } = await sampler.sampleRound(candidate, candidate, 7);
+    expect(reply?.finishReason).toBe('length');
+    expect(reply?.text).toBe(words.join(' '));
+  });
+
+  it('reads a homework reply to its end', async () => {
+    const engine = new StreamingEngine(words, true);
+    const sampler = new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling);
+    await sampler.sampleRound(candidate, candidate, 7);
+    expect(engine.decoded).toBe(2 * words.length);
   });
 });

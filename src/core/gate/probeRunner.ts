@@ -2,7 +2,8 @@
 // process, never the serving one (docs/design.md, invariant 2). Each problem is asked with
 // the student's own first message (no style hint: never coach what you
 // measure) and a max_tokens large enough for a complete reply.
-import type { AdapterRef, EngineClient } from '../protocols/engineProtocol';
+import { EngineError, type AdapterRef, type EngineClient, type GeneratedTokens, type GenerateResult } from '../protocols/engineProtocol';
+import { passCriterion, type ReplyCriterion } from '../preference/replyCriterion';
 import type { Sampling } from '../recipe/recipeSchema';
 import type { Task } from '../tasks/task';
 import type { ProbeReply } from './probeMetrics';
@@ -19,10 +20,12 @@ export interface ProbeSampler {
 export const problemSeed = (roundSeed: number, i: number): number => (roundSeed + i * 7919) % 2_147_483_647;
 
 export class EngineProbeSampler implements ProbeSampler {
+  /** `criterion` judges the replies: a reply is stopped once its verdict is settled (ReplyCriterion.settledSoFar). */
   constructor(
     private readonly engine: EngineClient,
     private readonly problems: readonly Task[],
     private readonly sampling: Sampling,
+    private readonly criterion: Pick<ReplyCriterion, 'settledSoFar'> = passCriterion,
   ) {
     if (problems.length === 0) throw new Error('the probe set is empty');
   }
@@ -50,31 +53,42 @@ export class EngineProbeSampler implements ProbeSampler {
     const expected = adapter?.version ?? 'base';
     if (loaded !== expected) throw new Error(`probe engine loaded ${loaded}, expected ${expected}`);
     // All problems at once: the engine batches concurrent requests.
-    const replies = Promise.all(
-      this.problems.map(async (task, i): Promise<ProbeReply> => {
-        const result = await this.engine.generate({
-          messages: [{ role: 'user', content: task.firstMessage }],
-          sampling: {
-            temperature: this.sampling.temperature,
-            topP: this.sampling.top_p,
-            topK: this.sampling.top_k,
-            maxTokens: this.sampling.max_tokens,
-          },
-          seed: problemSeed(seed, i),
-          logprobsTopK: 0,
-        });
-        if (result.version !== expected) throw new Error(`probe reply came from ${result.version}, expected ${expected}`);
-        return {
-          taskId: task.id,
-          gold: task.answer,
-          ...(task.mentions ? { mentions: task.mentions } : {}),
-          seed: problemSeed(seed, i),
-          text: result.text,
-          finishReason: result.finishReason,
-          completionTokens: result.completionTokens,
-        };
-      }),
-    );
+    const replies = Promise.all(this.problems.map((task, i) => this.reply(task, problemSeed(seed, i), expected)));
     return { replies };
+  }
+
+  /**
+   * One problem's reply, decoded only as far as its verdict is open: once the text so
+   * far settles it (a broken rule with the floor met), the engine is told to stop and
+   * the reply is what it had decoded (`settled`). An engine that cannot stop finishes it.
+   */
+  private async reply(task: Task, seed: number, expected: string): Promise<ProbeReply> {
+    const stop = new AbortController();
+    let text = '';
+    let tokens = 0;
+    const onTokens = (piece: GeneratedTokens) => {
+      text += piece.text;
+      tokens += piece.tokenIds.length;
+      if (!stop.signal.aborted && this.criterion.settledSoFar(text, task)) stop.abort();
+    };
+    const request = {
+      messages: [{ role: 'user' as const, content: task.firstMessage }],
+      sampling: { temperature: this.sampling.temperature, topP: this.sampling.top_p, topK: this.sampling.top_k, maxTokens: this.sampling.max_tokens },
+      seed,
+      logprobsTopK: 0,
+    };
+    const asked = { taskId: task.id, gold: task.answer, ...(task.mentions ? { mentions: task.mentions } : {}), seed };
+    let result: GenerateResult;
+    try {
+      result = await this.engine.generate(request, onTokens, stop.signal);
+    } catch (error) {
+      if (stop.signal.aborted && error instanceof EngineError && error.code === 'stopped') {
+        return { ...asked, text, finishReason: 'settled', completionTokens: tokens };
+      }
+      throw error;
+    }
+    // A stopped reply names no version; it was sent, as this one was, on the version just made current.
+    if (result.version !== expected) throw new Error(`probe reply came from ${result.version}, expected ${expected}`);
+    return { ...asked, text: result.text, finishReason: result.finishReason, completionTokens: result.completionTokens };
   }
 }

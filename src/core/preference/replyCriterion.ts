@@ -15,6 +15,11 @@ export type ReplyCriterion = {
    */
   settledWhenCut(verdict: Verdict): boolean;
   /**
+   * Whether a reply still being decoded already has the verdict every continuation
+   * of it would get: the probe stops decoding it there (docs/design.md, Probe rounds).
+   */
+  settledSoFar(partial: string, task: Pick<Task, 'answer' | 'mentions'>): boolean;
+  /**
    * What the criterion punishes, in words, and how much of it a reply has (markers, or
    * characters outside the rule): what the reward-inverted bad candidate trains toward.
    */
@@ -26,6 +31,8 @@ export const passCriterion: ReplyCriterion = {
   judge: (reply, task) => judgeReply(reply, task.answer),
   // A style marker stays; missing work or a missing answer might have come.
   settledWhenCut: (verdict) => verdict.failures.includes('style'),
+  // The answer may come in the reply's last words: a homework reply is read to its end.
+  settledSoFar: () => false,
   punishes: 'markdown',
   badness: (reply, task) => countViolations(judgeReply(reply, task.answer)),
 };
@@ -33,10 +40,20 @@ export const passCriterion: ReplyCriterion = {
 export function replyCriterion(preference: StatedPreference | undefined): ReplyCriterion {
   if (preference === undefined) return passCriterion;
   const { rule } = preference;
+  // A broken rule stays broken as the reply goes on, but for an ending: the cut took it.
+  const settledWhenCut = (verdict: Verdict) => verdict.failures.includes('preference') && rule.kind !== 'ends_with';
   return {
     judge: (reply, task) => preferenceVerdict(reply, task, rule),
-    // A broken rule stays broken as the reply goes on, but for an ending: the cut took it.
-    settledWhenCut: (verdict) => verdict.failures.includes('preference') && rule.kind !== 'ends_with',
+    settledWhenCut,
+    settledSoFar: (partial, task) => {
+      // Only whole words: the next token may still extend the last one ("4" → "45").
+      const words = partial.slice(0, partial.search(/\s\S*$/u) + 1);
+      // An opening shorter than the phrase is not missing yet.
+      if (rule.kind === 'starts_with' && words.trim().length < rule.phrase.trim().length) return false;
+      // Broken for good, and the floor already met: nothing more can change the verdict.
+      const verdict = preferenceVerdict(words, task, rule);
+      return settledWhenCut(verdict) && verdict.goldAt !== null;
+    },
     punishes: 'breaking the stated preference',
     badness: (reply) => breakExtent(reply, rule),
   };

@@ -247,6 +247,8 @@ export const ENGINE_ERROR_CODES = [
   'bad_request',
   'engine_error',
   'unknown_method',
+  /** The caller's `stop` aborted the reply (EngineClient.generate). */
+  'stopped',
 ] as const;
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
@@ -290,8 +292,13 @@ export interface ToolCallingEngine {
 export interface EngineClient {
   /** What the engine reported when its model loaded. */
   readonly info: EngineInfo;
-  /** `onTokens` receives new tokens as they are decoded (the engine streams them). */
-  generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void): Promise<GenerateResult>;
+  /**
+   * `onTokens` receives new tokens as they are decoded (the engine streams them).
+   * `stop`, when it aborts, asks the engine to stop decoding this reply: an engine
+   * that can (vLLM) stops and rejects with `stopped`, the reply so far being what
+   * `onTokens` received; one that cannot finishes the reply and resolves as usual.
+   */
+  generate(request: GenerateRequest, onTokens?: (tokens: GeneratedTokens) => void, stop?: AbortSignal): Promise<GenerateResult>;
   /**
    * Loads and hash-checks an adapter (null = the base model); resolves with
    * the version now loaded. Requests that arrived before finish on the

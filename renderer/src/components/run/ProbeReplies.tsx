@@ -1,6 +1,14 @@
 import { useEffect } from 'react';
+import type { ProbeReplyView } from '../../../../src/contract/labRuns';
 import { probeRoundKey, useLabRunStore } from '../../stores/labRunStore';
 import { HighlightedReply, VerdictChips } from './HighlightedReply';
+
+/** How a probe reply ended, in words. */
+const ENDINGS: Record<ProbeReplyView['finishReason'], string> = {
+  stop: 'finished',
+  length: 'cut at max_tokens',
+  settled: 'stopped: verdict settled',
+};
 
 /** One probe round's replies, candidate beside serving on the same problem and seed, markers highlighted. */
 export function ProbeReplies({ candidate, round }: { candidate: string; round: number }) {
@@ -31,14 +39,14 @@ export function ProbeReplies({ candidate, round }: { candidate: string; round: n
             <HighlightedReply text={pair.candidate.text} verdict={pair.candidate.verdict} />
             <VerdictChips verdict={pair.candidate.verdict} />
             <span className="muted small">
-              {pair.candidate.completionTokens} tokens · {pair.candidate.finishReason === 'stop' ? 'finished' : 'cut at max_tokens'}
+              {pair.candidate.completionTokens} tokens · {ENDINGS[pair.candidate.finishReason]}
             </span>
           </div>
           <div className="probe-side">
             <HighlightedReply text={pair.serving.text} verdict={pair.serving.verdict} />
             <VerdictChips verdict={pair.serving.verdict} />
             <span className="muted small">
-              {pair.serving.completionTokens} tokens · {pair.serving.finishReason === 'stop' ? 'finished' : 'cut at max_tokens'}
+              {pair.serving.completionTokens} tokens · {ENDINGS[pair.serving.finishReason]}
             </span>
           </div>
         </div>
