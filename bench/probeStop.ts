@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     const candidate = await writeRandomLoraAdapter(policy.modelDir, join(work, 'candidate'), 1, 0.05, 'v1');
     const samplers: Record<Arm, EngineProbeSampler> = {
       stopped: new EngineProbeSampler(engine.client, problems, sampling, criterion),
-      whole: new EngineProbeSampler(engine.client, problems, sampling, { settledSoFar: () => false }),
+      whole: new EngineProbeSampler(engine.client, problems, sampling, {}),
     };
     const totals: Record<Arm, ArmTotals> = {
       stopped: { seconds: [], tokens: 0, replies: 0, answered: 0, settled: 0 },

@@ -172,8 +172,10 @@ export abstract class RuntimeLoraEngineClient implements EngineClient {
     }
   }
 
-  /** POST with the per-launch token; a connection that fails becomes an EngineError naming the route. */
-  /** POSTs to the server; `stop` aborting ends the request (and its answer's body) with `stopped`. */
+  /**
+   * POST with the per-launch token; a connection that fails becomes an EngineError naming
+   * the route, and `stop` aborting ends the request (and its answer's body) with `stopped`.
+   */
   protected async post(route: string, body: unknown, timeoutMs = 60_000, during: RequestPhase = 'traffic', stop?: AbortSignal): Promise<Response> {
     if (during === 'traffic') await this.options.server.ready();
     const timeout = AbortSignal.timeout(timeoutMs);

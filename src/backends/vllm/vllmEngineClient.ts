@@ -85,7 +85,7 @@ const chatChunkSchema = z.looseObject({
 const tokenizeResponseSchema = z.looseObject({ count: z.int().nonnegative() });
 
 /** The tokens of log-prob entries as the protocol reports them: ids, raw log-probs and the true top-K. */
-function tokensOf(content: readonly LogprobEntry[], k: number): GeneratedTokens & { text: '' } {
+function tokensOf(content: readonly LogprobEntry[], k: number): Omit<GeneratedTokens, 'text'> {
   const best = content.map((c) => {
     const byId = new Map<number, number>();
     for (const t of c.top_logprobs) byId.set(idOf(t.token), t.logprob);
@@ -93,7 +93,6 @@ function tokensOf(content: readonly LogprobEntry[], k: number): GeneratedTokens 
   });
   return {
     tokenIds: content.map((c) => idOf(c.token)),
-    text: '',
     logprobs: content.map((c) => c.logprob),
     topIds: best.map((entries) => entries.map(([id]) => id)),
     topLogprobs: best.map((entries) => entries.map(([, logprob]) => logprob)),
@@ -204,7 +203,12 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
     const tokenIds: number[] = [];
     try {
       for await (const data of sseData(response.body)) {
-        const event: unknown = JSON.parse(data);
+        let event: unknown;
+        try {
+          event = JSON.parse(data);
+        } catch {
+          throw new EngineError('engine_error', `vLLM's streamed ${route} event is not JSON: ${data.slice(0, 80)}`);
+        }
         const failed = z.looseObject({ error: z.looseObject({ message: z.string() }) }).safeParse(event);
         if (failed.success) throw new EngineError('engine_error', `${route}: vLLM failed mid-reply: ${failed.data.error.message}`);
         const chunk = chatChunkSchema.safeParse(event);
@@ -227,11 +231,13 @@ export class VllmEngineClient extends RuntimeLoraEngineClient {
       if (stop.aborted) throw stoppedError(route);
       throw error;
     }
-    if (stop.aborted) throw stoppedError(route);
+    // Stopped as the reply ended: it is whole, and so is the answer.
+    if (stop.aborted && finishReason === null) throw stoppedError(route);
     const assembled = chatResponseSchema.safeParse({
       model,
       prompt_token_ids: promptIds,
-      choices: [{ message: { content: text }, finish_reason: finishReason, token_ids: tokenIds, logprobs: { content } }],
+      // Token ids are checked against the log-probs' where vLLM sent them.
+      choices: [{ message: { content: text }, finish_reason: finishReason, token_ids: tokenIds.length > 0 ? tokenIds : null, logprobs: { content } }],
       usage,
     });
     if (!assembled.success) throw new EngineError('engine_error', `vLLM's streamed ${route} answer is incomplete: ${assembled.error.issues[0]?.message ?? ''}`);

@@ -63,13 +63,14 @@ export class EngineProbeSampler implements ProbeSampler {
    * the reply is what it had decoded (`settled`). An engine that cannot stop finishes it.
    */
   private async reply(task: Task, seed: number, expected: string): Promise<ProbeReply> {
+    const { settledSoFar } = this.criterion;
     const stop = new AbortController();
     let text = '';
     let tokens = 0;
     const onTokens = (piece: GeneratedTokens) => {
       text += piece.text;
       tokens += piece.tokenIds.length;
-      if (!stop.signal.aborted && this.criterion.settledSoFar(text, task)) stop.abort();
+      if (!stop.signal.aborted && settledSoFar?.(text, task)) stop.abort();
     };
     const request = {
       messages: [{ role: 'user' as const, content: task.firstMessage }],
@@ -80,7 +81,8 @@ export class EngineProbeSampler implements ProbeSampler {
     const asked = { taskId: task.id, gold: task.answer, ...(task.mentions ? { mentions: task.mentions } : {}), seed };
     let result: GenerateResult;
     try {
-      result = await this.engine.generate(request, onTokens, stop.signal);
+      // A criterion that never settles early asks for the reply whole (no stream to watch).
+      result = settledSoFar ? await this.engine.generate(request, onTokens, stop.signal) : await this.engine.generate(request);
     } catch (error) {
       if (stop.signal.aborted && error instanceof EngineError && error.code === 'stopped') {
         return { ...asked, text, finishReason: 'settled', completionTokens: tokens };

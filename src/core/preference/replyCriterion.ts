@@ -17,8 +17,9 @@ export type ReplyCriterion = {
   /**
    * Whether a reply still being decoded already has the verdict every continuation
    * of it would get: the probe stops decoding it there (docs/design.md, Probe rounds).
+   * Absent: no reply settles before its end, and the probe does not watch for it.
    */
-  settledSoFar(partial: string, task: Pick<Task, 'answer' | 'mentions'>): boolean;
+  settledSoFar?(partial: string, task: Pick<Task, 'answer' | 'mentions'>): boolean;
   /**
    * What the criterion punishes, in words, and how much of it a reply has (markers, or
    * characters outside the rule): what the reward-inverted bad candidate trains toward.
@@ -30,9 +31,8 @@ export type ReplyCriterion = {
 export const passCriterion: ReplyCriterion = {
   judge: (reply, task) => judgeReply(reply, task.answer),
   // A style marker stays; missing work or a missing answer might have come.
+  // No settledSoFar: the answer may come in the reply's last words, so a homework reply is read to its end.
   settledWhenCut: (verdict) => verdict.failures.includes('style'),
-  // The answer may come in the reply's last words: a homework reply is read to its end.
-  settledSoFar: () => false,
   punishes: 'markdown',
   badness: (reply, task) => countViolations(judgeReply(reply, task.answer)),
 };
