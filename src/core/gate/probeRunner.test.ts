@@ -99,13 +99,12 @@ describe('EngineProbeSampler stops a reply once its verdict is settled', () => {
   const sampling = { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 64 };
   const criterion = replyCriterion({ rule: { kind: 'max_words', words: 3 }, statement: 'Please keep it very short.' });
   const volcano = { ...task(1), mentions: ['volcano'] };
+  /** The candidate's one reply in a round on `engine`, judged by the stated preference. */
+  const candidateReply = async (engine: StreamingEngine) =>
+    (await new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling, criterion).sampleRound(candidate, candidate, 7)).candidate[0];
 
   it('stops decoding after the word that broke the rule once the topic is named, and keeps what it had', async () => {
-    const engine = new StreamingEngine(words, true);
-    const sampler = new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling, criterion);
-    const {
-      candidate: [reply],
-    } = await sampler.sampleRound(candidate, candidate, 7);
+    const reply = await candidateReply(new StreamingEngine(words, true));
     // "A volcano is a" breaks "at most 3"; the next word ends "a", and the stop is seen before the one after.
     expect(reply?.finishReason).toBe('settled');
     expect(reply?.text).toBe('A volcano is a mountain');
@@ -114,11 +113,7 @@ describe('EngineProbeSampler stops a reply once its verdict is settled', () => {
   });
 
   it('takes the whole reply from an engine that cannot stop', async () => {
-    const engine = new StreamingEngine(words, false);
-    const sampler = new EngineProbeSampler(engine as unknown as EngineClient, [volcano], sampling, criterion);
-    const {
-      candidate: [reply],
-    } = await sampler.sampleRound(candidate, candidate, 7);
+    const reply = await candidateReply(new StreamingEngine(words, false));
     expect(reply?.finishReason).toBe('length');
     expect(reply?.text).toBe(words.join(' '));
   });
