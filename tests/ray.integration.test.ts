@@ -16,6 +16,7 @@ import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
 import { readServingPointer } from '../src/core/journal/servingPointer';
+import { HOLD_REQUEST_ENV } from '../src/remote/connectorEnvironment';
 import { isTerminalStatus } from '../src/remote/ray/rayJobsClient';
 import { LiveRun } from '../src/run/liveRun';
 import { createRun } from '../src/run/createRun';
@@ -78,6 +79,9 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
     await writeFile(file, doc.toString());
     runDir = await createRun(file, path.join(root, 'run'), {});
 
+    // The trainer's first job holds its second step request, so that its stop below lands mid-step
+    // however fast the step would have been; the variable goes before the stop, so the next job holds nothing.
+    process.env[HOLD_REQUEST_ENV] = `step:${KILL_AT_STEP_REQUEST}`;
     // Watch the trainer's record in the workers panel: its Ray job, and the requests its connector reports.
     let stepRequests = 0;
     const unsubscribe = workerRegistry.onChange(() => {
@@ -96,6 +100,7 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
       if (seen > stepRequests) {
         stepRequests = seen;
         if (stepRequests === KILL_AT_STEP_REQUEST && job && !stopped) {
+          delete process.env[HOLD_REQUEST_ENV];
           stopped = job;
           void head.client.stop(job);
         }
@@ -125,6 +130,7 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
   }, 900_000);
 
   afterAll(async () => {
+    delete process.env[HOLD_REQUEST_ENV];
     if (root) await rm(root, { recursive: true, force: true });
   });
 

@@ -49,6 +49,9 @@ function remoteCommand(entry: WorkerEntry): { argv: string[]; env: Record<string
 // Reads the connector from the environment and runs it as __main__: the entrypoint line stays short and fixed.
 export const CONNECTOR_BOOTSTRAP = "import os;exec(compile(os.environ['GATELAB_CONNECTOR_SOURCE'],'gatelab_connector.py','exec'))";
 
+/** `<method>:<n>`: the connector holds the n-th request of that method, so a test can stop its job mid-request. */
+export const HOLD_REQUEST_ENV = 'GATELAB_TEST_HOLD_REQUEST';
+
 /**
  * The connector's environment for one launch of `entry`; `env` is added to
  * the worker's. `server`: the worker is an HTTP server whose argv names its
@@ -71,5 +74,7 @@ export function connectorEnvironment(
     GATELAB_CONTROL_TOKEN: expected.token,
     GATELAB_WORKER_ARGV: JSON.stringify(command.argv),
     GATELAB_WORKER_ENV: JSON.stringify({ ...command.env, ...env }),
+    // A test's barrier, passed on from the lab's environment when set (gatelab_connector.py).
+    ...(process.env[HOLD_REQUEST_ENV] ? { [HOLD_REQUEST_ENV]: process.env[HOLD_REQUEST_ENV] } : {}),
   };
 }

@@ -17,6 +17,8 @@ Environment (the job's runtime_env env_vars):
                          `server`: an HTTP server (vLLM) whose command names its port as
                          {{GATELAB_SERVER_PORT}}; the connector picks a free loopback port for it.
 The worker's environment may carry GATELAB_WORKER_NICE (0-19): its nice value.
+A test's barrier: GATELAB_TEST_HOLD_REQUEST=<method>:<n> holds the n-th request of that method (logged,
+never forwarded), so that a test can stop the job while the request is certainly in flight.
 """
 
 import asyncio
@@ -91,6 +93,7 @@ class Bridge:
         self.worker = None
         self.shutdown_requested = False
         self.tasks = set()
+        self.request_counts = {}  # requests seen so far, by method (GATELAB_TEST_HOLD_REQUEST)
 
     async def send(self, message):
         try:
@@ -136,6 +139,8 @@ class Bridge:
 
     async def request(self, request):
         method = request.get("method") if isinstance(request, dict) else None
+        if isinstance(method, str):
+            self.request_counts[method] = self.request_counts.get(method, 0) + 1
         if method == "__shutdown":
             self.shutdown_requested = True
         elif isinstance(method, str):
@@ -147,6 +152,9 @@ class Bridge:
                     "line": "connector: request %s (id %s)" % (method, request.get("id")),
                 }
             )
+            if os.environ.get("GATELAB_TEST_HOLD_REQUEST") == "%s:%d" % (method, self.request_counts[method]):
+                await self.send({"type": "log", "stream": "stderr", "line": "connector: holding it (GATELAB_TEST_HOLD_REQUEST)"})
+                return
         if self.worker.stdin is not None:
             try:
                 self.worker.stdin.write((json.dumps(request) + "\n").encode())
