@@ -153,7 +153,9 @@ class Bridge:
                 }
             )
             if os.environ.get("GATELAB_TEST_HOLD_REQUEST") == "%s:%d" % (method, self.request_counts[method]):
-                await self.send({"type": "log", "stream": "stderr", "line": "connector: holding it (GATELAB_TEST_HOLD_REQUEST)"})
+                await self.send(
+                    {"type": "log", "stream": "stderr", "line": "connector: holding it (GATELAB_TEST_HOLD_REQUEST)"}
+                )
                 return
         if self.worker.stdin is not None:
             try:
