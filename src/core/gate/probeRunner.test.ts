@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LOOP_WINDOW_WORDS } from '../preference/loopingReply';
 import { replyCriterion } from '../preference/replyCriterion';
 import { EngineError, type AdapterRef, type EngineClient, type GeneratedTokens, type GenerateRequest, type GenerateResult } from '../protocols/engineProtocol';
 import type { Task } from '../tasks/task';
@@ -95,7 +96,8 @@ class StreamingEngine {
 }
 
 describe('EngineProbeSampler stops a reply once its verdict is settled', () => {
-  const words = 'A volcano is a mountain that erupts with lava and ash and smoke'.split(' ');
+  // Past the loop check's window, and no phrase said thrice: the floor is decided once 30 words are whole.
+  const words = ['A', 'volcano', 'is', 'a', 'mountain', ...Array.from({ length: LOOP_WINDOW_WORDS }, (_, i) => `w${i}`)];
   const sampling = { temperature: 0.6, top_p: 0.95, top_k: 20, max_tokens: 64 };
   const criterion = replyCriterion({ rule: { kind: 'max_words', words: 3 }, statement: 'Please keep it very short.' });
   const volcano = { ...task(1), mentions: ['volcano'] };
@@ -105,10 +107,11 @@ describe('EngineProbeSampler stops a reply once its verdict is settled', () => {
 
   it('stops decoding after the word that broke the rule once the topic is named, and keeps what it had', async () => {
     const reply = await candidateReply(new StreamingEngine(words, true));
-    // "A volcano is a" breaks "at most 3"; the next word ends "a", and the stop is seen before the one after.
+    // "A volcano is a" breaks "at most 3" and names the topic; the 30th word is whole once the
+    // 31st begins, and the stop is seen before the one after.
     expect(reply?.finishReason).toBe('settled');
-    expect(reply?.text).toBe('A volcano is a mountain');
-    expect(reply?.completionTokens).toBe(5);
+    expect(reply?.text).toBe(words.slice(0, LOOP_WINDOW_WORDS + 1).join(' '));
+    expect(reply?.completionTokens).toBe(LOOP_WINDOW_WORDS + 1);
     expect(criterion.judge(reply!.text, volcano).failures).toEqual(criterion.judge(words.join(' '), volcano).failures);
   });
 

@@ -9,6 +9,7 @@
 // a reply in all lowercase, or in words, still answers.
 import { findGold, normalizeGold, type Span } from '../judge/criterion';
 import type { Task } from '../tasks/task';
+import { loops } from './loopingReply';
 
 const ONES = [
   'zero',
@@ -66,7 +67,11 @@ export function findMention(reply: string, words: readonly string[]): Span | nul
   return first;
 }
 
-/** Where a reply meets its question's quality floor: a mention of the topic where it has words, else the number. */
+/**
+ * Where a reply meets its question's quality floor: a mention of the topic where it has
+ * words, else the number; never in a reply caught in a loop, which answers nothing.
+ */
 export function findFloor(reply: string, task: Pick<Task, 'answer' | 'mentions'>): Span | null {
+  if (loops(reply)) return null;
   return task.mentions === undefined ? findAnswer(reply, task.answer) : findMention(reply, task.mentions);
 }

@@ -4,6 +4,8 @@
 // rounds all judge with the one the recipe picks.
 import { countViolations, judgeReply, type Verdict } from '../judge/criterion';
 import type { Task } from '../tasks/task';
+import { findFloor } from './floorAnswer';
+import { LOOP_WINDOW_WORDS, loops, replyWords } from './loopingReply';
 import { preferenceVerdict } from './preferenceVerdict';
 import { breakExtent, type StatedPreference } from './preferenceRule';
 
@@ -22,11 +24,18 @@ export type ReplyCriterion = {
   settledSoFar?(partial: string, task: Pick<Task, 'answer' | 'mentions'>): boolean;
   /**
    * What the criterion punishes, in words, and how much of it a reply has (markers, or
-   * characters outside the rule): what the reward-inverted bad candidate trains toward.
+   * characters outside the rule, a missed floor outweighing any of them): what the
+   * reward-inverted bad candidate trains toward.
    */
   punishes: string;
-  badness(reply: string, task: Pick<Task, 'answer'>): number;
+  badness(reply: string, task: Pick<Task, 'answer' | 'mentions'>): number;
 };
+
+/**
+ * What a missed floor weighs in a preference's badness: more than any reply's characters
+ * outside the rule, so that a reply without the answer is worse than every reply with it.
+ */
+export const MISSED_FLOOR_BADNESS = 1_000_000;
 
 export const passCriterion: ReplyCriterion = {
   judge: (reply, task) => judgeReply(reply, task.answer),
@@ -50,11 +59,13 @@ export function replyCriterion(preference: StatedPreference | undefined): ReplyC
       const words = partial.slice(0, partial.search(/\s\S*$/u) + 1);
       // An opening shorter than the phrase is not missing yet.
       if (rule.kind === 'starts_with' && words.trim().length < rule.phrase.trim().length) return false;
-      // Broken for good, and the floor already met: nothing more can change the verdict.
+      // Broken for good, and the floor decided for good: a loop in the window misses it, and
+      // the topic named with the window past and loop-free meets it; nothing more can change the verdict.
       const verdict = preferenceVerdict(words, task, rule);
-      return settledWhenCut(verdict) && verdict.goldAt !== null;
+      if (!settledWhenCut(verdict)) return false;
+      return loops(words) || (verdict.goldAt !== null && replyWords(words).length >= LOOP_WINDOW_WORDS);
     },
-    punishes: 'breaking the stated preference',
-    badness: (reply) => breakExtent(reply, rule),
+    punishes: 'breaking the stated preference and missing the floor',
+    badness: (reply, task) => breakExtent(reply, rule) + (findFloor(reply, task) === null ? MISSED_FLOOR_BADNESS : 0),
   };
 }
