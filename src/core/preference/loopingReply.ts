@@ -17,7 +17,7 @@ const LOOP_REPEATS = 3;
 
 /** The reply's words, lower-cased, with inner apostrophes and hyphens kept ("it's", "well-known"). */
 export function replyWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? []) as string[];
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
 }
 
 /** Whether some three-word phrase occurs three times among the reply's first 30 words. */

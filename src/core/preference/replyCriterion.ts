@@ -59,11 +59,11 @@ export function replyCriterion(preference: StatedPreference | undefined): ReplyC
       const words = partial.slice(0, partial.search(/\s\S*$/u) + 1);
       // An opening shorter than the phrase is not missing yet.
       if (rule.kind === 'starts_with' && words.trim().length < rule.phrase.trim().length) return false;
-      // Broken for good, and the floor decided for good: a loop in the window misses it, and
-      // the topic named with the window past and loop-free meets it; nothing more can change the verdict.
+      // Broken for good, and the floor decided for good: met (no loop so far) once the loop
+      // check's window is past, missed only by a loop, which no continuation undoes.
       const verdict = preferenceVerdict(words, task, rule);
       if (!settledWhenCut(verdict)) return false;
-      return loops(words) || (verdict.goldAt !== null && replyWords(words).length >= LOOP_WINDOW_WORDS);
+      return verdict.goldAt !== null ? replyWords(words).length >= LOOP_WINDOW_WORDS : loops(words);
     },
     punishes: 'breaking the stated preference and missing the floor',
     badness: (reply, task) => breakExtent(reply, rule) + (findFloor(reply, task) === null ? MISSED_FLOOR_BADNESS : 0),
