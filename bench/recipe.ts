@@ -306,7 +306,11 @@ async function seedRun(seed: number, arm: Arm): Promise<SeedResult> {
     if (e.type === 'session-completed') {
       process.stderr.write(`  [${tag}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
       // A real model can take hours for 36 sessions: the result so far is written after every session.
-      writeResult({ partial: [...seedResults, seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds)] });
+      writeResult({
+        partial: [...seedResults, seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds)],
+        // A run stopped part-way keeps the earlier injection it was told to skip, as a whole one does.
+        injection: args['skip-inject'] ? earlier.injection : undefined,
+      });
     }
     if (e.type === 'candidate-promoted') process.stderr.write(`  [${tag}] promoted ${e.pointer.version}\n`);
     if (e.type === 'candidate-rejected') process.stderr.write(`  [${tag}] ${e.id} rejected: ${e.reason.detail}\n`);
