@@ -263,7 +263,8 @@ function writeResult(opts: { partial?: SeedResult[]; injection?: unknown }): voi
     by_arm: armSummary(done),
     trained_minus_control: armDifferences(done),
     targets: { median_adaptation_max: 14, stretch: 10, wall_seconds_max: 300 },
-    injection: opts.injection ?? null,
+    // Under --skip-inject the earlier injection is kept, in a partial write as in the last one.
+    injection: opts.injection ?? (args['skip-inject'] ? earlier.injection : null),
     machine: { cpus: cpus().length, node: process.version },
     measured_at: new Date().toISOString(),
   };
@@ -306,11 +307,7 @@ async function seedRun(seed: number, arm: Arm): Promise<SeedResult> {
     if (e.type === 'session-completed') {
       process.stderr.write(`  [${tag}] session ${e.session} ${e.accepted ? 'accepted' : '—'} (${e.versions.at(-1)})\n`);
       // A real model can take hours for 36 sessions: the result so far is written after every session.
-      writeResult({
-        partial: [...seedResults, seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds)],
-        // A run stopped part-way keeps the earlier injection it was told to skip, as a whole one does.
-        injection: args['skip-inject'] ? earlier.injection : undefined,
-      });
+      writeResult({ partial: [...seedResults, seedResult(seed, arm, run.journal.events, run.recipe.gate.rounds)] });
     }
     if (e.type === 'candidate-promoted') process.stderr.write(`  [${tag}] promoted ${e.pointer.version}\n`);
     if (e.type === 'candidate-rejected') process.stderr.write(`  [${tag}] ${e.id} rejected: ${e.reason.detail}\n`);
@@ -482,6 +479,6 @@ if (!args['skip-inject'] && !stopRequested) {
   }
 }
 
-writeResult({ injection: inject ?? (args['skip-inject'] ? earlier.injection : null) });
+writeResult({ injection: inject ?? undefined });
 console.log(`\nwrote ${path.relative(ROOT, args.out)}`);
 if (!args.keep) rmSync(work, { recursive: true, force: true });
