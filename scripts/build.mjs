@@ -3,7 +3,7 @@
 //   esbuild → dist/main/main.js, dist/preload/preload.cjs, dist/lab/browser.js,
 //             dist/lab/cli.js, dist/workers/<name>.js
 //   copy    → dist/workers/torch/gatelab_torch/ (the Python torch worker's sources)
-//             dist/workers/gatelab_connector.py (the Ray connector)
+//             dist/workers/gatelab_ray_job.py (the Ray job's driver)
 //   vite    → dist/renderer/
 // Runtime dependencies (package.json "dependencies") and electron stay
 // external: they are resolved from node_modules (or the packaged app's).
@@ -70,8 +70,8 @@ async function buildNode() {
     recursive: true,
     filter: (source) => !source.includes('__pycache__'),
   });
-  // GateLab's Ray connector: the lab sends its source inside each Ray job (src/remote/connectorEnvironment.ts finds it).
-  cpSync(join(repoRoot, 'src/remote/connector/gatelab_connector.py'), join(repoRoot, 'dist/workers/gatelab_connector.py'));
+  // The Ray job's driver: the lab sends its source inside each Ray job (src/remote/ray/rayJob.ts finds it).
+  cpSync(join(repoRoot, 'src/remote/ray/gatelab_ray_job.py'), join(repoRoot, 'dist/workers/gatelab_ray_job.py'));
 }
 
 async function buildRenderer() {

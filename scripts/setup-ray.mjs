@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run setup:ray`: PyPI's Ray (ray[default], pinned with every package it
-// brings in src/remote/connector/requirements.txt) in its own virtual
+// brings in src/remote/ray/requirements.txt) in its own virtual
 // environment at $GATELAB_HOME/ray (GATELAB_HOME defaults to ~/.cache/gatelab):
 // its `ray` starts the local head the Ray integration test submits to, and on a
 // real cluster it is what each node needs besides the worker's own environment
@@ -20,7 +20,7 @@ import { run } from './lib/run.mjs';
 const home = process.env.GATELAB_HOME || join(homedir(), '.cache', 'gatelab');
 const venv = join(home, 'ray');
 const venvPython = process.platform === 'win32' ? join(venv, 'Scripts', 'python.exe') : join(venv, 'bin', 'python');
-const requirements = join(repoRoot, 'src', 'remote', 'connector', 'requirements.txt');
+const requirements = join(repoRoot, 'src', 'remote', 'ray', 'requirements.txt');
 const stamp = join(venv, '.gatelab-requirements.sha256');
 
 function fail(message) {

@@ -1,14 +1,15 @@
-// The trainer as a Ray actor, against a real local Ray head on the
-// CPU (PyPI's ray from `npm run setup:ray`, its own temp folder and free
-// ports, stopped after): a short run of the embedded recipe with
-// `runner: ray`, where the lab submits the trainer and the probe engine through Ray's job REST
-// API, each job's driver starts the role as an actor with its resources, the
-// actors connect back over WebSocket, the trainer's candidates come to
-// the lab's weight store by content and go to the probe engine by content. Its candidate is verified, gated,
-// promoted and served. Mid-way, the trainer's Ray job is stopped while a step
-// is in flight: that step is refused cleanly (journaled, nothing half-stored),
-// the supervisor submits a new job, which restores the last checkpoint
-// (uploaded by content) and steps on from it.
+// The run's roles as Ray actors, against a real local Ray head on the CPU
+// (PyPI's ray from `npm run setup:ray`, its own temp folder and free ports,
+// stopped after): a short run of the embedded recipe with `runner: ray` and
+// the trainer, probe and serving roles on Ray. The lab submits one Ray job,
+// whose driver starts each role as an actor with its resources and dials
+// back over WebSocket. The trainer's candidates become objects of the job:
+// they reach the probe and serving actors through Ray's object store, never
+// sent by the lab, and come to the lab's store by content. Verified, gated,
+// promoted and served. Mid-way, the trainer's actor is killed through the
+// dashboard while a step is in flight: that step is refused cleanly
+// (journaled, nothing half-stored), the supervisor starts a new actor, which
+// restores the last checkpoint from the object store and steps on from it.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../src/core/journal/journalEvents';
 import { readServingPointer } from '../src/core/journal/servingPointer';
-import { HOLD_REQUEST_ENV } from '../src/remote/connectorEnvironment';
+import { HOLD_REQUEST_ENV } from '../src/remote/ray/rayJob';
 import { isTerminalStatus } from '../src/remote/ray/rayJobsClient';
 import { LiveRun } from '../src/run/liveRun';
 import { createRun } from '../src/run/createRun';
@@ -35,7 +36,7 @@ import { adapterSpec, loraModuleFromPeft } from '../src/core/weights/adapterSpec
 import { policyShape, readPolicyConfig } from '../src/core/weights/policyConfig';
 
 const SESSIONS = 8;
-/** The trainer's job is stopped when it is asked for its second step. */
+/** The trainer's actor is killed when it is asked for its second step. */
 const KILL_AT_STEP_REQUEST = 2;
 
 const rayReady = rayEnvironment() !== null || process.env.CI === 'true';
@@ -48,16 +49,16 @@ afterAll(async () => {
   await head?.stop();
 }, 120_000);
 
-describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
+describe.skipIf(!rayReady)("the run's roles as Ray actors", () => {
   let root: string;
   let runDir: string;
   let events: JournalEvent[];
   let turns: readonly TurnRecord[];
-  const submissions = new Set<string>();
-  const probeJobs = new Set<string>();
-  let probeSetAdapter = false;
-  let probeConnected = false;
-  let stopped: string | undefined;
+  const jobs = new Set<string>();
+  /** Each role's log, whole (the registry keeps a tail). */
+  const logs = new Map<string, string[]>();
+  const trainerActors: string[] = [];
+  let killed: { actor: string; status: number } | undefined;
 
   beforeAll(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gatelab-ray-'));
@@ -75,35 +76,37 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
       margins: { pass_rate: 1, gold_rate: 1, answered_rate: 1, mean_violations: 100 },
     });
     const doc = parseDocument(await readFile(file, 'utf8'));
-    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: { num_cpus: 1 }, probe: { num_cpus: 1 } } });
+    const role = { num_cpus: 0.5 };
+    doc.setIn(['runner'], { kind: 'ray', address: head.address, python: head.python, roles: { trainer: role, probe: role, serving: role } });
     await writeFile(file, doc.toString());
     runDir = await createRun(file, path.join(root, 'run'), {});
 
-    // The trainer's first job holds its second step request, so that its stop below lands mid-step
-    // however fast the step would have been; the variable goes before the stop, so the next job holds nothing.
+    // The job holds the trainer's second step request, so that the kill below lands mid-step however fast
+    // the step would have been; the count is the job's, so the next actor's requests are not held.
     process.env[HOLD_REQUEST_ENV] = `step:${KILL_AT_STEP_REQUEST}`;
-    // Watch the trainer's record in the workers panel: its Ray job, and the requests its connector reports.
-    let stepRequests = 0;
+    const seen = new Map<string, number>();
     const unsubscribe = workerRegistry.onChange(() => {
-      const listed = workerRegistry.list();
-      for (const w of listed) {
-        const id = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
-        if (id && w.role === 'probe') probeJobs.add(id);
-        if (w.role === 'probe' && w.log.some((l) => /connector: request setAdapter /.test(l.line))) probeSetAdapter = true;
-        // The actor's own output, in its job's log as Ray tails it.
-        if (w.role === 'probe' && w.log.some((l) => /gatelab connector: connected/.test(l.line))) probeConnected = true;
+      for (const w of workerRegistry.list()) {
+        const job = /^ray job (\S+):/.exec(w.command ?? '')?.[1];
+        if (job) jobs.add(job);
+        // The registry keeps a tail: what it added since the last change, by each line's place in the output.
+        const kept = logs.get(w.role) ?? [];
+        for (const l of w.log) if (l.seq > (seen.get(w.role) ?? -1)) kept.push(l.line);
+        logs.set(w.role, kept);
+        seen.set(w.role, Math.max(seen.get(w.role) ?? -1, ...w.log.map((l) => l.seq)));
       }
-      const trainer = listed.find((w) => w.role === 'trainer');
-      const job = /^ray job (\S+):/.exec(trainer?.command ?? '')?.[1];
-      if (job) submissions.add(job);
-      const seen = trainer?.log.filter((l) => /connector: request step /.test(l.line)).length ?? 0;
-      if (seen > stepRequests) {
-        stepRequests = seen;
-        if (stepRequests === KILL_AT_STEP_REQUEST && job && !stopped) {
-          delete process.env[HOLD_REQUEST_ENV];
-          stopped = job;
-          void head.client.stop(job);
-        }
+      const trainerLog = logs.get('trainer') ?? [];
+      for (const line of trainerLog.slice(-50)) {
+        const actor = /\] actor ([0-9a-f]+) on /.exec(line)?.[1];
+        if (actor && !trainerActors.includes(actor)) trainerActors.push(actor);
+      }
+      if (!killed && trainerLog.slice(-50).some((l) => l.includes('holding it (GATELAB_TEST_HOLD_REQUEST)'))) {
+        const actor = trainerActors[0] as string;
+        killed = { actor, status: 0 };
+        // The dashboard's documented kill: forced, no restart (the supervisor starts the next one).
+        void fetch(`${head.address}/api/actors/kill?actor_id=${actor}&force_kill=true&no_restart=true`).then((r) => {
+          if (killed) killed.status = r.status;
+        });
       }
     });
     const run = await LiveRun.open(runDir, {
@@ -134,25 +137,19 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  it('submits the trainer as a Ray job that reaches a terminal state with the run', { timeout: 120_000 }, async () => {
-    expect(submissions.size).toBeGreaterThanOrEqual(2);
-    // Every job ends with the run (its worker exited, and the lab asked Ray to stop what remained): Ray says so once it has noticed.
-    for (const id of submissions) {
-      let status = (await head.client.info(id)).status;
-      for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        status = (await head.client.info(id)).status;
-      }
-      expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+  it('runs the roles as actors of one Ray job, which ends with the run', { timeout: 120_000 }, async () => {
+    expect(jobs.size).toBe(1);
+    const [id] = [...jobs] as [string];
+    let status = (await head.client.info(id)).status;
+    for (let i = 0; i < 240 && !isTerminalStatus(status); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = (await head.client.info(id)).status;
     }
-    expect((await head.client.info(stopped as string)).status).toBe('STOPPED');
-    // The probe engine ran as a Ray job too: the candidates it probed reached it by content.
-    expect(probeJobs.size).toBeGreaterThanOrEqual(1);
-    expect(probeConnected).toBe(true);
-    expect(probeSetAdapter).toBe(true);
+    expect(['STOPPED', 'SUCCEEDED']).toContain(status);
+    for (const role of ['trainer', 'probe', 'serving']) expect(logs.get(role)?.some((l) => /\] actor [0-9a-f]+ on /.test(l)), role).toBe(true);
   });
 
-  it("brings the remote trainer's candidate into the lab's store by content, verified, gated, promoted and served", async () => {
+  it("brings the trainer actor's candidate into the lab's store by content, verified, gated, promoted and served", async () => {
     const steps = events.filter((e): e is Extract<JournalEvent, { type: 'trainer-step' }> => e.type === 'trainer-step');
     expect(steps.length).toBeGreaterThanOrEqual(1);
     const first = steps[0]!;
@@ -171,7 +168,20 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
     expect(turns.some((t) => promoted.includes(t.version))).toBe(true);
   });
 
-  it('a Ray job stopped mid-step fails that step cleanly; a new job restores the checkpoint and steps on', () => {
+  it("places the trainer's candidate on the probe and serving actors from Ray's object store; the lab never sends it", () => {
+    const first = events.find((e) => e.type === 'candidate-promoted');
+    const sha = first?.type === 'candidate-promoted' ? first.pointer.sha256 : '';
+    expect(sha).toMatch(/^[0-9a-f]{64}$/);
+    for (const role of ['probe', 'serving']) {
+      const log = logs.get(role) ?? [];
+      expect(log.some((l) => new RegExp(`ray: placed adapter\\.safetensors \\(sha256 ${sha}\\) from object [0-9a-f]+`).test(l)), `${role}: ${log.join('\n')}`).toBe(true);
+    }
+    for (const [role, log] of logs) expect(log.filter((l) => l.includes(`sent ${sha}`)), role).toEqual([]);
+  });
+
+  it('an actor killed mid-step fails that step cleanly; a new actor restores the checkpoint from the object store and steps on', () => {
+    expect(killed?.status).toBe(200);
+    expect(trainerActors.length).toBeGreaterThanOrEqual(2);
     const trainerEvents = events.filter((e) => e.type === 'trainer-step' || e.type === 'trainer-step-refused');
     const refused = trainerEvents.filter((e) => e.type === 'trainer-step-refused');
     expect(refused).toHaveLength(1);
@@ -183,7 +193,13 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
     expect(before?.type).toBe('trainer-step');
     expect(after?.type).toBe('trainer-step');
     // Restored from the checkpoint: the step count goes on from the last good step.
-    if (before?.type === 'trainer-step' && after?.type === 'trainer-step') expect(after.step).toBe(before.step + 1);
+    if (before?.type === 'trainer-step' && after?.type === 'trainer-step') {
+      expect(after.step).toBe(before.step + 1);
+      // The new actor got the version and its checkpoint from the object store: the lab sent none of it.
+      const log = logs.get('trainer') ?? [];
+      expect(log.some((l) => new RegExp(`ray: placed checkpoints/${before.candidate.version}/checkpoint\\.json \\(sha256 [0-9a-f]{64}\\) from object`).test(l))).toBe(true);
+      expect(log.filter((l) => / sent [0-9a-f]{64} /.test(l))).toEqual([]);
+    }
     // Nothing lost: every session ran once, in order.
     expect(events.filter((e) => e.type === 'session-completed').map((e) => (e.type === 'session-completed' ? e.session : -1))).toEqual(
       Array.from({ length: SESSIONS }, (_, i) => i),
@@ -192,8 +208,8 @@ describe.skipIf(!rayReady)('the trainer as a Ray job', () => {
   });
 });
 
-// The SmolLM2 torch trainer (issue 16's) as a Ray job: the same protocol over
-// the connector, one real optimizer step on SmolLM2-135M-Instruct on the CPU,
+// The SmolLM2 torch trainer as a Ray actor: the same protocol through
+// its job, one real optimizer step on SmolLM2-135M-Instruct on the CPU,
 // its candidate and checkpoint downloaded into the lab's store by content and
 // accepted by the gate's verify. Needs `npm run setup:python` too.
 describe.skipIf(!rayReady || !pythonEnvironmentReady())('the SmolLM2 torch trainer as a Ray job', () => {

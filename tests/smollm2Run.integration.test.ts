@@ -28,10 +28,10 @@ import { sha256Hex } from '../src/core/weights/weightStore';
 import { workerRegistry } from '../src/processes/workerRegistry';
 
 // Where Ray is installed (`npm run setup:ray`; CI runs it), the
-// trainer and the probe engine run as Ray jobs on a local head (CPU, own temp
-// dir, free ports, stopped after): the same run, the trainer's candidates
-// coming to the lab by content, the probe's vLLM server reached through the
-// connector's tunnel and given each candidate by content.
+// trainer and the probe engine run as actors of a Ray job on a local head
+// (CPU, own temp dir, free ports, stopped after): the same run, the trainer's
+// candidates coming to the lab by content, the probe's vLLM server reached
+// through its actor's tunnel and given each candidate by content.
 const withRay = rayEnvironment() !== null;
 
 const SESSIONS = 3;
@@ -183,7 +183,7 @@ describe.skipIf(reasons.length > 0)(`a run of the SmolLM2 preference recipe (sho
     expect(probed.size).toBeGreaterThan(0);
     for (const id of probed) {
       const version = versionOf.get(id) as string;
-      // Uploaded by the lab (put + sha256) into the connector's scratch folder on the node, not read from the lab's folders.
+      // Uploaded by the lab (put + sha256) into the actor's scratch folder on the node, not read from the lab's folders.
       expect(probeLoads.get(version), `probe loads: ${JSON.stringify([...probeLoads])}`).toMatch(/gatelab-scratch-[^/]+\/folders\//);
     }
   });

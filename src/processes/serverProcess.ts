@@ -2,7 +2,7 @@
  * One process of a supervised HTTP server (SupervisedServer), whatever
  * started it: on this host a child in its own process group (so stopping it
  * stops the engine's helper processes too), or — recipe `runner: ray` — a Ray
- * job whose connector runs the server on its node and tunnels its port here
+ * actor that runs the server on its node and tunnels its port here
  * (a RemoteServerHost, below). The supervisor sees the same thing
  * either way: an exit with a reason, and a way to stop it.
  */

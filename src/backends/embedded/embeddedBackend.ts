@@ -34,7 +34,7 @@ export const embeddedBackend: BackendDescriptor = {
   policy: policyPart({
     section: embeddedPolicySection,
     modelFormat: EMBEDDED_ONNX,
-    // Its engine worker can be a Ray job: a JSON-lines worker the connector runs on the node.
+    // Its engine worker can be a Ray actor: a JSON-lines worker the actor runs on its node.
     placement: { gpu: 'optional', rayJob: true },
     create: (policy, { resolvePath, tasks }) => embeddedPolicy(resolvePath(policy.model_dir), tasks),
   }),

@@ -31,7 +31,7 @@ import type { RuntimeLoraEngineClient, RuntimeLoraEngineOptions } from './runtim
 
 /** What the engine's command line is made of (one launch: the port and token are fixed for the engine's life). */
 export type HttpEngineLaunch = {
-  /** A number on this host; for a server on another node, the placeholder its connector replaces (SERVER_PORT_PLACEHOLDER). */
+  /** A number on this host; for a server on another node, the placeholder its Ray actor replaces (SERVER_PORT_PLACEHOLDER). */
   port: number | string;
   apiKey: string;
   /** The engine's private folder (removed when the client closes). */

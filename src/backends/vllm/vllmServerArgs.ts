@@ -36,7 +36,7 @@ import { loopbackFlags } from '../httpEngine/loopbackFlags';
 export type VllmServerSettings = {
   python: string;
   modelDir: string;
-  /** A number on this host; for a server on another node, the placeholder its connector replaces (SERVER_PORT_PLACEHOLDER). */
+  /** A number on this host; for a server on another node, the placeholder its Ray actor replaces (SERVER_PORT_PLACEHOLDER). */
   port: number | string;
   apiKey: string;
   /** The name the base model is served under (never used for traffic: see loraFolders.ts). */

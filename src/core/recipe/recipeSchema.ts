@@ -222,10 +222,10 @@ export const rayRoleSchema = z.strictObject({
 
 /**
  * Where the worker roles run (docs/design.md, GPU hosts and scale): `local` (default) starts them on
- * this host; `ray` submits the roles it names as jobs to an existing Ray
- * cluster through its job submission REST API, each running its role as an
- * actor Ray places. A remote worker connects back to the lab's control
- * endpoint over WebSocket with a per-launch token.
+ * this host; `ray` runs the roles it names as actors of one Ray job per run
+ * on an existing Ray cluster, submitted through its job submission REST API.
+ * The job's driver connects back to the lab's control endpoint over
+ * WebSocket with a per-launch token.
  */
 export const runnerSchema = z.union([
   z.literal('local'),
@@ -236,7 +236,7 @@ export const runnerSchema = z.union([
       .string()
       .min(1)
       .default('python3')
-      .describe("the Python (with Ray) that runs each job's driver, GateLab's connector (e.g. $GATELAB_HOME/ray/bin/python)"),
+      .describe("the Python (with Ray) that runs the run's Ray job, GateLab's driver (e.g. $GATELAB_HOME/ray/bin/python)"),
     control: z
       .strictObject({
         bind: z.string().min(1).default('127.0.0.1').describe("the address the lab's control endpoint listens on (loopback unless the cluster is elsewhere)"),
@@ -247,7 +247,7 @@ export const runnerSchema = z.union([
     roles: z
       .strictObject({ trainer: rayRoleSchema.optional(), serving: rayRoleSchema.optional(), probe: rayRoleSchema.optional() })
       .refine((roles) => Object.values(roles).some((r) => r !== undefined), { message: 'name at least one role to run on Ray' })
-      .describe('the roles that run on Ray, each as the actor of its own job (the others run on this host)'),
+      .describe("the roles that run on Ray, each an actor of the run's job (the others run on this host)"),
     env: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string())
       .default({})

@@ -2,13 +2,11 @@
  * A client of Ray's job submission REST API (the dashboard's documented
  * `/api/jobs/` endpoints), from the Node main process: no Python on the
  * desktop's side. Submit (entrypoint, runtime_env, submission_id), status,
- * the log as Ray writes it (the tail endpoint, a WebSocket), stop. Every
- * answer is validated. Ray's own clients (the Python SDK, the CLI) make the
- * same calls.
+ * its log, stop. Every answer is validated. Ray's own clients (the Python
+ * SDK, the CLI) make the same calls.
  */
 import http from 'node:http';
 import https from 'node:https';
-import WebSocket from 'ws';
 import { z } from 'zod';
 
 /** Ray's JobStatus; the last three are terminal. */
@@ -32,6 +30,7 @@ const jobInfoSchema = z.object({
   driver_exit_code: z.int().nullable().optional(),
 });
 export type RayJobInfo = z.infer<typeof jobInfoSchema>;
+const logsResponseSchema = z.object({ logs: z.string() });
 const stopResponseSchema = z.object({ stopped: z.boolean() });
 const versionResponseSchema = z.object({ version: z.string(), ray_version: z.string() });
 
@@ -66,22 +65,9 @@ export class RayJobsClient {
     return jobInfoSchema.parse(await this.request('GET', `api/jobs/${encodeURIComponent(submissionId)}`));
   }
 
-  /**
-   * Follows the job's log (its driver's output, and so its actors') from the
-   * start, each piece as Ray writes it. Resolves when Ray closes the stream —
-   * the job has ended, or the dashboard dropped it: the status says which.
-   */
-  tailLogs(submissionId: string, onText: (text: string) => void): Promise<void> {
-    const url = new URL(`api/jobs/${encodeURIComponent(submissionId)}/logs/tail`, this.base);
-    url.protocol = this.base.protocol === 'https:' ? 'wss:' : 'ws:';
-    return new Promise<void>((resolve, reject) => {
-      // Uncompressed: with permessage-deflate the dashboard closes the tail before it sends anything.
-      const socket = new WebSocket(url, { perMessageDeflate: false });
-      socket.on('message', (data: Buffer) => onText(data.toString('utf8')));
-      socket.on('unexpected-response', (_req, res) => reject(new Error(`the log of Ray job ${submissionId}: HTTP ${res.statusCode}`)));
-      socket.on('error', (error) => reject(new Error(`the log of Ray job ${submissionId}: ${error.message}`)));
-      socket.on('close', () => resolve());
-    });
+  /** The job's log so far (its driver's output, and so its actors'). */
+  async logs(submissionId: string): Promise<string> {
+    return logsResponseSchema.parse(await this.request('GET', `api/jobs/${encodeURIComponent(submissionId)}/logs`)).logs;
   }
 
   /** Asks Ray to stop the job (SIGTERM to its driver, then SIGKILL); false when it had already ended. */

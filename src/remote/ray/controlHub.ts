@@ -1,8 +1,8 @@
 /**
- * The lab's control endpoint for remote workers: a WebSocket server that a
- * worker on another machine (GateLab's connector, a Ray job's actor) connects
- * back to. Loopback by default; a real cluster binds an address its nodes can
- * reach (recipe `runner.control`).
+ * The lab's control endpoint: a WebSocket server that a run's Ray job
+ * (its driver, rayJob.ts) and a server actor's streams (loopbackTunnel.ts)
+ * connect back to. Loopback by default; a real cluster binds an address its
+ * nodes can reach (recipe `runner.control`).
  *
  * Trust: each launch gets its own id and a fresh random token; a connection
  * must name the id in its path (`/workers/<id>`) and carry the token
@@ -30,7 +30,7 @@ export type ControlEndpointOptions = {
 export interface ExpectedWorker {
   readonly id: string;
   readonly token: string;
-  /** The URL the connector dials (ws://advertise:port/workers/<id>). */
+  /** The URL the job dials (ws://advertise:port/workers/<id>). */
   readonly url: string;
   /** Resolves with the socket once the worker connects with the right token. */
   readonly connected: Promise<WebSocket>;
@@ -44,7 +44,7 @@ export class ControlHub {
   private readonly server = http.createServer((_req, res) => {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('GateLab control endpoint: WebSocket only\n');
   });
-  // A file crosses as one message (connectorMessages.ts): a trainer's checkpoint may be hundreds of MiB.
+  // A file crosses as one message (rayJob.ts): a trainer's checkpoint may be hundreds of MiB.
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 2 ** 31 - 1 });
   private readonly waiting = new Map<string, Waiting>();
   private listening: Promise<AddressInfo> | undefined;

@@ -1,11 +1,11 @@
 /**
- * The lab's end of a server worker's streams (connectorMessages.ts): a TCP
+ * The lab's end of a server actor's streams (rayRole.ts): a TCP
  * listener on 127.0.0.1 of this host whose every accepted connection is
- * joined to one WebSocket the connector opens for it, which the connector
+ * joined to one WebSocket the actor opens for it, which the actor
  * joins to the server on its node. An HTTP client (VllmEngineClient) talks
  * to this port exactly as it would to a local server — health included.
  *
- * The listener outlives the connector's launches (its port is fixed when the
+ * The listener outlives the actor's launches (its port is fixed when the
  * engine starts, so the client's base URL never changes): connections
  * accepted while no launch is attached are closed at once (a health check
  * fails, a request fails like one to a dead local server), and a launch that
@@ -17,7 +17,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createWebSocketStream, type WebSocket } from 'ws';
 
-/** The launch that carries the streams (RemoteWorkerProcess implements it). */
+/** The launch that carries the streams (RayRoleProcess implements it). */
 export interface StreamOpener {
   openStream(): Promise<WebSocket>;
 }
