@@ -146,7 +146,11 @@ describe.skipIf(!rayReady)("the run's roles as Ray actors", () => {
       status = (await head.client.info(id)).status;
     }
     expect(['STOPPED', 'SUCCEEDED']).toContain(status);
-    for (const role of ['trainer', 'probe', 'serving']) expect(logs.get(role)?.some((l) => /\] actor [0-9a-f]+ on /.test(l)), role).toBe(true);
+    for (const role of ['trainer', 'probe', 'serving'])
+      expect(
+        logs.get(role)?.some((l) => /\] actor [0-9a-f]+ on /.test(l)),
+        role,
+      ).toBe(true);
   });
 
   it("brings the trainer actor's candidate into the lab's store by content, verified, gated, promoted and served", async () => {
@@ -174,9 +178,16 @@ describe.skipIf(!rayReady)("the run's roles as Ray actors", () => {
     expect(sha).toMatch(/^[0-9a-f]{64}$/);
     for (const role of ['probe', 'serving']) {
       const log = logs.get(role) ?? [];
-      expect(log.some((l) => new RegExp(`ray: placed adapter\\.safetensors \\(sha256 ${sha}\\) from object [0-9a-f]+`).test(l)), `${role}: ${log.join('\n')}`).toBe(true);
+      expect(
+        log.some((l) => new RegExp(`ray: placed adapter\\.safetensors \\(sha256 ${sha}\\) from object [0-9a-f]+`).test(l)),
+        `${role}: ${log.join('\n')}`,
+      ).toBe(true);
     }
-    for (const [role, log] of logs) expect(log.filter((l) => l.includes(`sent ${sha}`)), role).toEqual([]);
+    for (const [role, log] of logs)
+      expect(
+        log.filter((l) => l.includes(`sent ${sha}`)),
+        role,
+      ).toEqual([]);
   });
 
   it('an actor killed mid-step fails that step cleanly; a new actor restores the checkpoint from the object store and steps on', () => {
@@ -197,7 +208,9 @@ describe.skipIf(!rayReady)("the run's roles as Ray actors", () => {
       expect(after.step).toBe(before.step + 1);
       // The new actor got the version and its checkpoint from the object store: the lab sent none of it.
       const log = logs.get('trainer') ?? [];
-      expect(log.some((l) => new RegExp(`ray: placed checkpoints/${before.candidate.version}/checkpoint\\.json \\(sha256 [0-9a-f]{64}\\) from object`).test(l))).toBe(true);
+      expect(
+        log.some((l) => new RegExp(`ray: placed checkpoints/${before.candidate.version}/checkpoint\\.json \\(sha256 [0-9a-f]{64}\\) from object`).test(l)),
+      ).toBe(true);
       expect(log.filter((l) => / sent [0-9a-f]{64} /.test(l))).toEqual([]);
     }
     // Nothing lost: every session ran once, in order.

@@ -89,7 +89,10 @@ class RoleActor:
             preexec_fn=child_setup(int(env.get("GATELAB_WORKER_NICE", "0") or 0)),
             limit=1 << 30,
         )
-        pumps = [asyncio.ensure_future(self.pump(s, n)) for s, n in ((self.worker.stdout, "stdout"), (self.worker.stderr, "stderr"))]
+        pumps = [
+            asyncio.ensure_future(self.pump(s, n))
+            for s, n in ((self.worker.stdout, "stdout"), (self.worker.stderr, "stderr"))
+        ]
 
         async def on_exit():
             code = await self.worker.wait()
@@ -98,7 +101,14 @@ class RoleActor:
 
         self.exiting = asyncio.ensure_future(on_exit())
         node = ray.get_runtime_context()
-        return {"host": socket.gethostname(), "node": node.get_node_id(), "actor": node.get_actor_id(), "pid": self.worker.pid, "scratch": self.scratch, "port": port}
+        return {
+            "host": socket.gethostname(),
+            "node": node.get_node_id(),
+            "actor": node.get_actor_id(),
+            "pid": self.worker.pid,
+            "scratch": self.scratch,
+            "port": port,
+        }
 
     async def pump(self, stream, name):
         while line := await stream.readline():
@@ -162,7 +172,7 @@ class RoleActor:
         return os.path.join(self.scratch, folder)
 
     async def open_stream(self, url, token):
-        """One connection the lab accepted for the server: a WebSocket to the lab joined to the server's port, and only to it."""
+        """A connection the lab accepted for the server: a WebSocket to the lab, joined to the server's port only."""
         session = aiohttp.ClientSession()
         ws = await session.ws_connect(url, headers={"Authorization": "Bearer " + token}, max_msg_size=0)
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
@@ -281,15 +291,15 @@ class Run:
     async def op_export(self, message, _):
         """Files of an actor's scratch folder: kept as objects, and sent to the lab."""
         actor = self.actors[message["launch"]]
-        listed, data = [], b""
+        listed, data = [], []
         for relative in await actor.list_files.remote(message["paths"]):
             ref = actor.read_file.remote(relative)
             content = await ref
             sha256 = hashlib.sha256(content).hexdigest()
             self.keep(sha256, ref, len(content))
             listed.append({"path": relative, "sha256": sha256, "size": len(content)})
-            data += content
-        return {"files": listed}, data
+            data.append(content)
+        return {"files": listed}, b"".join(data)
 
     async def op_put(self, message, data):
         """Bytes the lab sent for content the cluster did not hold."""
@@ -315,7 +325,9 @@ class Run:
 async def serve():
     async with aiohttp.ClientSession() as session:
         url = os.environ["GATELAB_CONTROL_URL"]
-        ws = await session.ws_connect(url, headers={"Authorization": "Bearer " + os.environ["GATELAB_CONTROL_TOKEN"]}, max_msg_size=0)
+        ws = await session.ws_connect(
+            url, headers={"Authorization": "Bearer " + os.environ["GATELAB_CONTROL_TOKEN"]}, max_msg_size=0
+        )
         print("gatelab ray job: connected to %s" % url.rsplit("/", 1)[0], file=sys.stderr, flush=True)
         run = Run(ws)
         loop = asyncio.get_running_loop()

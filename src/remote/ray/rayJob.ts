@@ -33,9 +33,19 @@ export type RayJobSettings = {
   readonly env: Readonly<Record<string, string>>;
 };
 /** What one actor runs: its worker's argv (no shell), environment, and whether it is a JSON-lines worker or an HTTP server. */
-export type RoleSpec = { readonly name: string; readonly argv: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly mode: 'jsonl' | 'server' };
+export type RoleSpec = {
+  readonly name: string;
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly mode: 'jsonl' | 'server';
+};
 /** ray.remote options: the resources Ray places the actor by. */
-export type ActorOptions = { readonly num_cpus: number; readonly num_gpus?: number; readonly memory?: number; readonly resources?: Readonly<Record<string, number>> };
+export type ActorOptions = {
+  readonly num_cpus: number;
+  readonly num_gpus?: number;
+  readonly memory?: number;
+  readonly resources?: Readonly<Record<string, number>>;
+};
 export type LaunchEvents = { readonly out: (stream: 'stdout' | 'stderr', line: string) => void; readonly exit: (exit: WorkerExit) => void };
 
 /** The packages the driver and its actors import besides Ray (the job's runtime_env; pinned as in requirements.txt). */
@@ -187,7 +197,7 @@ export class RayJob {
 
   async #submit(id: string): Promise<WebSocket> {
     const expected = await controlHub(this.settings.control).expect('ray-job');
-    await this.client.submit({
+    const submitted = this.client.submit({
       entrypoint: shellCommandLine([this.settings.python, '-c', BOOTSTRAP]),
       submissionId: id,
       runtimeEnv: {
@@ -201,6 +211,10 @@ export class RayJob {
         pip: JOB_PACKAGES,
       },
       metadata: { gatelab: 'run' },
+    });
+    await submitted.catch((error: unknown) => {
+      expected.cancel('the job was not submitted');
+      throw error;
     });
     // Connected, or the job ended first (a bad Python, a runtime_env that failed to install): its log says why.
     let connected = false;

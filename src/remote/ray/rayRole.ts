@@ -74,11 +74,16 @@ export class RayRoleProcess implements WorkerProcess, StreamOpener {
   ) {
     this.#launch = `${spec.name.replace(/[^A-Za-z0-9-]/g, '-')}-${randomBytes(4).toString('hex')}`;
     this.label = `ray job ${setup.job.submissionId}`;
-    const events = { out: (stream: 'stdout' | 'stderr', line: string) => this.#out(stream, line, spec.mode), exit: (exit: WorkerExit) => this.#inOrder(async () => this.#fire(exit)) };
+    const events = {
+      out: (stream: 'stdout' | 'stderr', line: string) => this.#out(stream, line, spec.mode),
+      exit: (exit: WorkerExit) => this.#inOrder(async () => this.#fire(exit)),
+    };
     this.#started = setup.job.start(this.#launch, spec, setup.actor, events);
     this.#started.then(
       (s) => {
-        this.#log(`actor ${s.actor} on ${s.host} (node ${s.node}), pid ${s.pid}, scratch ${s.scratch}${s.port !== null ? `, server port ${s.port} there` : ''}`);
+        this.#log(
+          `actor ${s.actor} on ${s.host} (node ${s.node}), pid ${s.pid}, scratch ${s.scratch}${s.port !== null ? `, server port ${s.port} there` : ''}`,
+        );
         if (!this.#exit.fired) setup.tunnel?.attach(this);
       },
       (error: Error) => this.#fire({ code: null, signal: null, error: `${this.label}: ${error.message}` }),

@@ -44,7 +44,10 @@ export function rayServerHost(launch: Omit<RayRoleLaunch, 'tunnel' | 'hooks'>): 
       const worker = current;
       if (!worker || worker.exited) throw new Error(`no running launch to give ${localDir} to`);
       const entries = await readdir(localDir, { withFileTypes: true });
-      const names = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+      const names = entries
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+        .sort();
       const files = await Promise.all(names.map(async (name) => [name, await readFile(path.join(localDir, name))] as const));
       // Named by content: the same folder twice is the same place, a changed one a new place.
       const digest = createHash('sha256');

@@ -4,7 +4,8 @@
  * argument is single-quoted (POSIX: nothing inside single quotes is
  * special; a single quote itself becomes '\''), so the shell sees exactly
  * the argument array we meant. Only fixed arguments go this way: the
- * worker's own command travels as JSON in the environment (see rayJobWorker.ts).
+ * driver's source travels in the environment, and each role's command as JSON
+ * over the job's link (see rayJob.ts).
  */
 export function shellQuote(argument: string): string {
   if (argument.includes('\0')) throw new Error('an argument cannot contain a NUL byte');

@@ -69,10 +69,20 @@ const report = { step: 1, samples: 1, tokens: 1, loss: 1, pg: 0, opd: 0, kl: 0, 
 /** What a trainer on the node writes for a step: a version and its checkpoint in its scratch store. */
 async function stepOnNode(files: RoleFiles, blob: Buffer) {
   const remote = new WeightStore(path.join(files.scratch, 'weights'));
-  const manifest = { kind: 'trainer' as const, baseModelSha256: base, step: 1, loss: 1, dataRange: { sessions: ['s0'], turns: 1 }, lora: { rank: 2, alpha: 4, targets: ['q_proj'] } };
+  const manifest = {
+    kind: 'trainer' as const,
+    baseModelSha256: base,
+    step: 1,
+    loss: 1,
+    dataRange: { sessions: ['s0'], turns: 1 },
+    lora: { rank: 2, alpha: 4, targets: ['q_proj'] },
+  };
   const stored = await remote.put({ blob, adapterConfig: { r: 2 }, manifest: manifest as never });
   const checkpointDir = await remote.putCheckpoint(stored.version, { step: 1, format: 'test/1', files: new Map([['state.bin', Buffer.from('optimizer')]]) });
-  return { stored, result: { report, candidate: { version: stored.version, sha256: stored.sha256, path: stored.path, manifestPath: stored.manifestPath }, checkpointDir } };
+  return {
+    stored,
+    result: { report, candidate: { version: stored.version, sha256: stored.sha256, path: stored.path, manifestPath: stored.manifestPath }, checkpointDir },
+  };
 }
 
 describe("a trainer actor's weights", () => {

@@ -107,7 +107,8 @@ export function trainerWeights(): RoleCallHooks {
       }
       // A scratch adapter the lab loads into its probe engine: the same place under the lab's store.
       const relative = path.posix.relative(path.posix.join(files.scratch, STORE), answer.adapter.path);
-      if (relative === '' || relative.startsWith('..') || path.posix.isAbsolute(relative)) throw new Error(`${answer.adapter.path} is outside the trainer's store`);
+      if (relative === '' || relative.startsWith('..') || path.posix.isAbsolute(relative))
+        throw new Error(`${answer.adapter.path} is outside the trainer's store`);
       const bytes = (await files.export([`${STORE}/${relative}`])).get(`${STORE}/${relative}`);
       if (!bytes || sha256Hex(bytes) !== answer.adapter.sha256) throw new Error(`the scratch adapter that arrived is not ${answer.adapter.sha256}`);
       const local = path.join(labStore().root, ...relative.split('/'));
