@@ -333,15 +333,19 @@ async def serve():
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(ws.close()))
         async for frame in ws:
-            if frame.type == aiohttp.WSMsgType.BINARY:
-                header, _, data = frame.data.partition(b"\n")
-                message = json.loads(header)
-            elif frame.type == aiohttp.WSMsgType.TEXT:
-                message, data = json.loads(frame.data), None
-            else:
-                continue
+            try:
+                if frame.type == aiohttp.WSMsgType.BINARY:
+                    header, _, data = frame.data.partition(b"\n")
+                    message = json.loads(header)
+                elif frame.type == aiohttp.WSMsgType.TEXT:
+                    message, data = json.loads(frame.data), None
+                else:
+                    continue
+            except ValueError:
+                continue  # not the lab's: ignored
             if message.get("op") == "write":
-                run.write(message.get("launch"), message["line"])  # in order, and at once
+                with contextlib.suppress(KeyError, ValueError, AttributeError):
+                    run.write(message.get("launch"), message["line"])  # in order, and at once
             else:
                 asyncio.ensure_future(run.answer(message, data))
         # The lab is gone or stopped the job: so is every role (a lost link is a crash; the lab starts again).

@@ -239,7 +239,13 @@ export class RayJob {
 
   #receive(data: Buffer, isBinary: boolean): void {
     const newline = isBinary ? data.indexOf(0x0a) : -1;
-    const parsed = fromJobSchema.safeParse(JSON.parse((isBinary ? data.subarray(0, newline) : data).toString('utf8')));
+    let raw: unknown;
+    try {
+      raw = JSON.parse((isBinary ? data.subarray(0, newline) : data).toString('utf8'));
+    } catch {
+      return; // not the job's: ignored, as the job ignores what it cannot read
+    }
+    const parsed = fromJobSchema.safeParse(raw);
     if (!parsed.success) return;
     const message = parsed.data;
     if (message.type === 'answer') {
